@@ -1,0 +1,76 @@
+"""Frozen core values: the one shape memories and relations take between store, core and service."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+__all__ = [
+    "KINDS",
+    "RELATION_STATUSES",
+    "STATUSES",
+    "Kind",
+    "Memory",
+    "Relation",
+    "RelationStatus",
+    "Status",
+]
+
+Kind = Literal["note", "decision", "error", "pattern", "architecture", "summary", "solution", "prompt"]
+KINDS: tuple[str, ...] = ("note", "decision", "error", "pattern", "architecture", "summary", "solution", "prompt")
+
+Status = Literal["active", "promoted", "archived", "forgotten"]
+STATUSES: tuple[str, ...] = ("active", "promoted", "archived", "forgotten")
+
+RelationStatus = Literal["pending", "judged", "ignored"]
+RELATION_STATUSES: tuple[str, ...] = ("pending", "judged", "ignored")
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """One stored observation with its lifecycle fields. Times are timezone-aware UTC."""
+
+    id: str
+    content: str
+    kind: str
+    project: str | None
+    created_at: datetime
+    last_used_at: datetime
+    valid_from: datetime
+    topic_key: str | None = None
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    source: str | None = None
+    context: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    session_id: str | None = None
+    use_count: int = 0
+    strength: float = 1.0
+    status: str = "active"
+    valid_to: datetime | None = None
+    superseded_by: str | None = None
+    review_after: datetime | None = None
+    parent_id: str | None = None
+
+    def valid_at(self, instant: datetime) -> bool:
+        """Whether the memory held at ``instant``: ``valid_from <= instant < valid_to``."""
+        return self.valid_from <= instant and (self.valid_to is None or instant < self.valid_to)
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A typed memory → memory edge with its judgment state."""
+
+    id: str
+    source_id: str
+    target_id: str
+    type: str
+    confidence: float
+    status: str
+    created_at: datetime
+    reason: str | None = None
+    evidence: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    judged_at: datetime | None = None

@@ -1,0 +1,176 @@
+"""Recall use cases: seed matching, spreading activation, ranking, search fusion and composition.
+
+The mathematics lives in ``graphmem.core``; this module wires it to the projection and the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphmem.core.activation import hop_spread, personalized_pagerank
+from graphmem.core.ranking import idf, length_normalized, reciprocal_rank_fusion, weighted_score_fusion
+from graphmem.core.spreading_graph import FloatArray
+from graphmem.settings import Settings
+from graphmem.service.results import MemoryHit, SeedNode
+from graphmem.store.convert import from_ms
+from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
+from graphmem.store.repository import Repository
+from nlp import ConceptExtractor
+
+__all__ = ["Activation", "RecallEngine"]
+
+_MATCH_WEIGHT = {"exact": 1.0, "ngram": 1.0, "fallback": 0.7}  # a fallback (head word, part) is a weaker cue
+
+
+@dataclass(frozen=True, slots=True)
+class Activation:
+    """One query's seeds, the activation vector and the memories it ranks (node, score)."""
+
+    query_concepts: tuple[str, ...]
+    seeds: tuple[SeedNode, ...]
+    unmatched: tuple[str, ...]
+    vector: FloatArray
+    ranked: tuple[tuple[int, float], ...]
+
+
+class RecallEngine:
+    """Associative recall over a :class:`GraphProjection`."""
+
+    def __init__(self, projection: GraphProjection, repository: Repository, extractor: ConceptExtractor,
+                 settings: Settings) -> None:
+        self.projection = projection
+        self.repository = repository
+        self.extractor = extractor
+        self.settings = settings
+
+    # -- seeds ----------------------------------------------------------------------------------
+    def match_seeds(self, query: str) -> tuple[tuple[str, ...], list[SeedNode], tuple[str, ...]]:
+        """Match the query's concepts to known concept names on word boundaries (never substrings)."""
+        known = self.projection.concept_nodes
+        query_concepts: list[str] = []
+        seeds: dict[str, SeedNode] = {}
+        unmatched: list[str] = []
+        for key, fallbacks in self.extractor.query_keys(query):
+            query_concepts.append(key)
+            hit = next((name for name in (key, *fallbacks) if name in known), None)
+            if hit is None:
+                unmatched.append(key)
+            elif hit not in seeds:
+                seeds[hit] = self._seed(hit, key, "exact" if hit == key else "fallback")
+        for ngram in self.extractor.candidate_ngrams(query):
+            if ngram in known and ngram not in seeds:
+                seeds[ngram] = self._seed(ngram, ngram, "ngram")
+                if ngram not in query_concepts:
+                    query_concepts.append(ngram)
+                if ngram in unmatched:
+                    unmatched.remove(ngram)
+        return tuple(dict.fromkeys(query_concepts)), list(seeds.values()), tuple(dict.fromkeys(unmatched))
+
+    def _seed(self, concept: str, query_concept: str, match: str) -> SeedNode:
+        node = self.projection.concept_nodes[concept]
+        weight = _MATCH_WEIGHT[match]
+        if self.settings.activation.specificity:
+            df = int(self.projection.col("df")[node])
+            weight *= idf(df, self.projection.memory_count)
+        return SeedNode(id=f"c{node}", name=concept, query_concept=query_concept, match=match, weight=weight)
+
+    # -- activation -----------------------------------------------------------------------------
+    def activate(self, query: str, view: VisibilityFilter, now_ms: int, limit: int) -> Activation:
+        """Spread from the query's seeds and rank the visible memories (filters before the cut)."""
+        with self.projection.lock:
+            query_concepts, seeds, unmatched = self.match_seeds(query)
+            n = self.projection.graph.n_nodes
+            seed_vector = np.zeros(n)
+            for seed in seeds:
+                seed_vector[self.projection.concept_nodes[seed.name]] += seed.weight
+            vector = self._spread(seed_vector) if seeds else np.zeros(n)
+            mask = self.projection.visible(view, now_ms)
+            ranked = self._rank(vector, mask, limit)
+        return Activation(query_concepts, tuple(seeds), unmatched, vector, ranked)
+
+    def _spread(self, seed_vector: FloatArray) -> FloatArray:
+        params = self.settings.activation
+        graph = self.projection.graph
+        if params.method == "hops":
+            return hop_spread(graph, seed_vector, hops=params.hops, decay=params.hop_decay).total
+        return personalized_pagerank(graph, seed_vector, alpha=params.alpha, max_iter=params.max_iter,
+                                     tol=params.tol, prune=params.prune)
+
+    def _rank(self, vector: FloatArray, mask: np.ndarray, limit: int) -> tuple[tuple[int, float], ...]:
+        scores = np.where(mask, vector, 0.0)
+        scores = length_normalized(scores, self.projection.col("length"), self.settings.activation.length_norm)
+        candidates = np.flatnonzero(scores > 0)
+        if candidates.size > limit:
+            candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
+        order = candidates[np.lexsort((candidates, -scores[candidates]))]
+        return tuple((int(node), float(scores[node])) for node in order)
+
+    # -- presentation ---------------------------------------------------------------------------
+    def hits(self, activation: Activation, nodes: list[int]) -> list[MemoryHit]:
+        """Load the memories behind ``nodes`` and explain which concepts carried their activation."""
+        seqs = [int(self.projection.col("seq")[node]) for node in nodes]
+        memories = self.repository.memories_by_seq(seqs)
+        seed_names = {seed.name for seed in activation.seeds}
+        score_of = dict(activation.ranked)
+        result = []
+        for node, seq in zip(nodes, seqs, strict=True):
+            memory = memories[seq]
+            carriers = self.carriers(node, activation.vector)
+            result.append(MemoryHit(
+                id=memory.id, type=memory.kind, content=memory.content, project=memory.project,
+                activation_score=round(score_of.get(node, 0.0), 6), concepts=tuple(carriers[:5]),
+                direct=any(name in seed_names for name in self.concept_names(node)),
+                created_at=memory.created_at.isoformat(), topic_key=memory.topic_key, tags=memory.tags))
+        return result
+
+    def carriers(self, node: int, vector: FloatArray) -> list[str]:
+        """Concept names of a memory ordered by the activation they passed to it."""
+        with self.projection.lock:
+            flows = [(vector[c] * w, c) for c, w in self.projection.concepts_of(node) if vector[c] > 0]
+            return [self.projection.names[c] for _, c in sorted(flows, reverse=True)]
+
+    def concept_names(self, node: int) -> list[str]:
+        with self.projection.lock:
+            return [self.projection.names[c] for c, _ in self.projection.concepts_of(node)]
+
+    # -- search ---------------------------------------------------------------------------------
+    def fused_ranking(self, query: str, view: VisibilityFilter, now_ms: int,
+                      depth: int) -> tuple[list[tuple[int, float, int | None, int | None]], Activation]:
+        """BM25 and activation rankings fused; (node, score, bm25_rank, activation_rank), best first."""
+        fusion = self.settings.fusion
+        activation = self.activate(query, view, now_ms, max(depth, fusion.candidates))
+        bm25_nodes = self._bm25(query, view, now_ms, max(depth, fusion.candidates))
+        act_nodes = [node for node, _ in activation.ranked]
+        keys_b = [str(node) for node, _ in bm25_nodes]
+        keys_a = [str(node) for node in act_nodes]
+        if fusion.method == "rrf":
+            fused = reciprocal_rank_fusion([keys_b, keys_a], [fusion.bm25_weight, fusion.activation_weight],
+                                           k=fusion.rrf_k)
+        else:
+            fused = weighted_score_fusion(
+                [{str(n): s for n, s in bm25_nodes}, {str(n): s for n, s in activation.ranked}],
+                [fusion.bm25_weight, fusion.activation_weight])
+        rank_b = {key: rank for rank, key in enumerate(keys_b, start=1)}
+        rank_a = {key: rank for rank, key in enumerate(keys_a, start=1)}
+        ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))
+        return [(int(key), score, rank_b.get(key), rank_a.get(key)) for key, score in ordered], activation
+
+    def _bm25(self, query: str, view: VisibilityFilter, now_ms: int, limit: int) -> list[tuple[int, float]]:
+        with self.projection.lock:
+            mask = self.projection.visible(view, now_ms)
+            memory_total = self.projection.memory_count
+            visible_seqs = self.projection.col("seq")[mask]
+        allowed = None if len(visible_seqs) == memory_total else visible_seqs.tolist()
+        ranked = self.repository.bm25(query, limit, allowed)
+        by_seq = self.projection.memory_by_seq
+        return [(by_seq[seq], score) for seq, score in ranked if seq in by_seq]
+
+    @staticmethod
+    def created_iso(ms: int) -> str:
+        return from_ms(ms).isoformat()
+
+
+def is_concept(projection: GraphProjection, node: int) -> bool:
+    return bool(projection.col("node_type")[node] == CONCEPT)

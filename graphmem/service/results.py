@@ -1,0 +1,142 @@
+"""Result values the service returns (frozen dataclasses; the MCP layer mirrors them in Pydantic)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphmem.core.values import Memory, Relation
+
+__all__ = [
+    "AssociateResult",
+    "CompositionResult",
+    "ConflictReport",
+    "GraphView",
+    "MemoryHit",
+    "OpenResult",
+    "PlanStepResult",
+    "SearchHit",
+    "SearchResult",
+    "SeedNode",
+    "StoreResult",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class StoreResult:
+    id: str
+    kind: str
+    duplicate: bool
+    concepts: tuple[str, ...]
+    project: str | None = None
+    topic_key: str | None = None
+    superseded: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SeedNode:
+    id: str
+    name: str
+    query_concept: str
+    match: str  # exact | fallback | ngram
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryHit:
+    id: str
+    type: str
+    content: str
+    project: str | None
+    activation_score: float
+    concepts: tuple[str, ...]  # the concepts that carried activation to this memory, strongest first
+    direct: bool  # mentions a seed concept itself (False = reached only through other concepts)
+    created_at: str
+    topic_key: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictReport:
+    memory_ids: tuple[str, str]
+    reason: str
+    relation_id: str | None
+    relation_type: str | None
+    newer_id: str
+    stronger_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlanStepResult:
+    order: int
+    memory_id: str
+    supplies: tuple[str, ...]
+    also_covers: tuple[str, ...]
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class CompositionResult:
+    sources: tuple[MemoryHit, ...]
+    coverage_percent: float
+    min_coverage: float
+    coverage_met: bool
+    covered: tuple[str, ...]
+    gaps: tuple[str, ...]
+    conflicts: tuple[ConflictReport, ...]
+    integration_plan: tuple[PlanStepResult, ...]
+    stop_reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class AssociateResult:
+    query_concepts: tuple[str, ...]
+    seed_nodes: tuple[SeedNode, ...]
+    unmatched_concepts: tuple[str, ...]
+    activated_count: int
+    memories: tuple[MemoryHit, ...]
+    composition: CompositionResult | None = None
+    mode: str = "recall"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    id: str
+    score: float
+    kind: str
+    content: str
+    project: str | None
+    bm25_rank: int | None
+    activation_rank: int | None
+    created_at: str
+    topic_key: str | None = None
+    tags: tuple[str, ...] = ()
+    concepts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    hits: tuple[SearchHit, ...]
+    total_candidates: int
+    offset: int
+    limit: int
+    unmatched_concepts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OpenResult:
+    memories: tuple[Memory, ...]
+    relations: tuple[Relation, ...]
+    not_found: tuple[str, ...]
+    concepts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class GraphView:
+    nodes: tuple[dict[str, Any], ...]
+    edges: tuple[dict[str, Any], ...]
+    total_nodes: int
+    offset: int
+    limit: int
+    has_more: bool

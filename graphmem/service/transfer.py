@@ -1,0 +1,98 @@
+"""Export and import use cases: graphmem's lossless JSONL, plain observation JSONL, node-link JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import networkx as nx
+
+from graphmem.errors import InvalidInput
+from graphmem.store import transfer
+from graphmem.store.tables import SCHEMA_VERSION
+
+__all__ = ["ImportReport", "ParsedImport", "parse_import_lines", "write_jsonl", "write_node_link"]
+
+_GRAPH_TYPES = {"header", "concept", "memory", "concept_edge", "relation", "session"}
+_REQUIRED = {
+    "concept": ("key", "kind"),
+    "memory": ("id", "content", "kind", "created_at", "last_used_at", "valid_from", "content_hash", "status"),
+    "concept_edge": ("a", "b", "count"),
+    "relation": ("id", "source_id", "target_id", "type", "status", "created_at"),
+    "session": ("id", "started_at", "last_activity_at"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    format: str
+    added: dict[str, int]
+    duplicates: int = 0
+    ids: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class ParsedImport:
+    graph_records: list[dict[str, Any]] = field(default_factory=list)
+    observations: list[dict[str, Any]] = field(default_factory=list)
+
+
+def parse_import_lines(lines: Iterable[str]) -> ParsedImport:
+    """Parse and check every line; collect every bad line (with its number) before failing."""
+    parsed = ParsedImport()
+    errors: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            errors.append(f"line {number}: not JSON ({error.msg})")
+            continue
+        problem = _classify(record, parsed)
+        if problem:
+            errors.append(f"line {number}: {problem}")
+    if errors:
+        shown = "; ".join(errors[:20]) + (f"; … {len(errors) - 20} more" if len(errors) > 20 else "")
+        raise InvalidInput(f"import refused, nothing was written: {shown}")
+    if parsed.graph_records and parsed.observations:
+        raise InvalidInput("import refused: the file mixes graphmem export records with plain observations")
+    return parsed
+
+
+def _classify(record: Any, parsed: ParsedImport) -> str | None:
+    if not isinstance(record, dict):
+        return "expected a JSON object"
+    kind = record.get("type")
+    if kind in _GRAPH_TYPES:
+        if kind == "header":
+            if record.get("format") != transfer.FORMAT:
+                return f"unknown export format {record.get('format')!r}"
+            if int(record.get("schema_version", 0)) > SCHEMA_VERSION:
+                return "export is from a newer graphmem schema"
+            return None
+        missing = [name for name in _REQUIRED[kind] if record.get(name) is None]
+        if missing:
+            return f"{kind} record lacks {', '.join(missing)}"
+        parsed.graph_records.append(record)
+        return None
+    if "content" in record:
+        parsed.observations.append({k: v for k, v in record.items() if k != "type"})
+        return None
+    return "neither a graphmem export record nor an observation with 'content'"
+
+
+def write_jsonl(engine: Any, stream: TextIO) -> int:
+    """Write the lossless export; returns the number of records."""
+    count = 0
+    for record in transfer.export_records(engine, SCHEMA_VERSION):
+        stream.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+        count += 1
+    return count
+
+
+def write_node_link(graph: nx.Graph, stream: TextIO) -> None:
+    """networkx node-link JSON of a graph."""
+    json.dump(nx.node_link_data(graph, edges="links"), stream, ensure_ascii=False, sort_keys=True, indent=1)

@@ -1,0 +1,115 @@
+"""Turning validated observations into drafts the repository can insert."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from graphmem.errors import InvalidInput
+from graphmem.ids import new_id
+from graphmem.service.validation import (
+    check_kind,
+    check_strings,
+    check_text,
+    normalize_content,
+    parse_instant,
+    strip_private,
+)
+from graphmem.settings import LimitSettings
+from graphmem.store.convert import to_ms
+from graphmem.store.repository import MemoryDraft
+from nlp import ConceptExtractor, ParsedObservation, normalize_key
+
+__all__ = ["Observation", "build_drafts", "validate_observation"]
+
+# Co-occurrence pairs are taken among an observation's most salient concepts only: all pairs of a
+# 40-concept passage would add 780 edges of mostly noise and dominate bulk-import time.
+_COOCCURRENCE_TOP = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One validated observation, ready to parse."""
+
+    content: str
+    kind: str = "note"
+    project: str | None = None
+    topic_key: str | None = None
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    source: str | None = None
+    context: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    session_id: str | None = None
+    review_after: datetime | None = None
+    valid_from: datetime | None = None
+    created_at: datetime | None = None
+    id: str | None = None
+    parent_id: str | None = None
+
+
+def validate_observation(limits: LimitSettings, *, content: Any, kind: str = "note", project: Any = None,
+                         topic_key: Any = None, tags: Any = None, entities: Any = None, source: Any = None,
+                         context: Any = None, meta: Any = None, session_id: Any = None, review_after: Any = None,
+                         valid_from: Any = None, created_at: Any = None, parent_id: Any = None) -> Observation:
+    """Check every field at the boundary; raise InvalidInput naming the first bad one."""
+    text = check_text("content", content, limits.max_content_chars, required=True) or ""
+    text = strip_private(text).strip()
+    if not text:
+        raise InvalidInput("content is empty once <private> blocks are removed")
+    if meta is not None and not isinstance(meta, Mapping):
+        raise InvalidInput("meta must be an object")
+    return Observation(
+        content=text, kind=check_kind(kind),
+        project=check_text("project", project, 200) or None,
+        topic_key=check_text("topic_key", topic_key, 300) or None,
+        tags=check_strings("tags", tags, limits.max_tags, limits.max_tag_chars),
+        entities=check_strings("entities", entities, limits.max_entities, 200),
+        source=check_text("source", source, limits.max_source_chars),
+        context=check_text("context", context, limits.max_context_chars),
+        meta=dict(meta or {}), session_id=check_text("session_id", session_id, 200) or None,
+        review_after=parse_instant("review_after", review_after),
+        valid_from=parse_instant("valid_from", valid_from),
+        created_at=parse_instant("created_at", created_at),
+        parent_id=check_text("parent_id", parent_id, 200) or None,
+    )
+
+
+def build_drafts(extractor: ConceptExtractor, observations: Sequence[Observation]) -> list[MemoryDraft]:
+    """Parse every observation once (batched through spaCy) and build its insert draft."""
+    parsed = extractor.parse_many([obs.content for obs in observations])
+    now = datetime.now(UTC)
+    return [_draft(obs, doc, now) for obs, doc in zip(observations, parsed, strict=True)]
+
+
+def _draft(obs: Observation, doc: ParsedObservation, now: datetime) -> MemoryDraft:
+    created = obs.created_at or now
+    valid_from = obs.valid_from or created
+    mentions = {m.key: (m.key, m.kind, m.weight, m.count) for m in doc.mentions if m.key}
+    for entity in obs.entities:
+        key = normalize_key(entity)
+        if key:
+            mentions.setdefault(key, (key, "entity", 1.0, 1))
+    top = _top_keys(doc)
+    pairs = tuple((a, b, 1) for a, b, _ in doc.cooccurring_pairs("sentence") if a in top and b in top)
+    row = {
+        "id": obs.id or new_id("mem", at_ms=to_ms(created) if obs.created_at else None),
+        "content": obs.content,
+        "content_hash": hashlib.sha256(normalize_content(obs.content).encode()).hexdigest(),
+        "kind": obs.kind, "project": obs.project, "project_key": obs.project or "",
+        "topic_key": obs.topic_key, "tags": list(obs.tags), "entities": list(obs.entities),
+        "source": obs.source, "context": obs.context, "meta": dict(obs.meta), "session_id": obs.session_id,
+        "created_at": to_ms(created), "last_used_at": to_ms(created), "use_count": 0, "strength": 1.0,
+        "status": "active", "valid_from": to_ms(valid_from), "valid_to": None, "superseded_by": None,
+        "review_after": to_ms(obs.review_after) if obs.review_after else None, "parent_id": obs.parent_id,
+        "concept_count": len(mentions),
+    }
+    return MemoryDraft(row=row, mentions=tuple(mentions.values()), cooccurrences=pairs)
+
+
+def _top_keys(doc: ParsedObservation) -> set[str]:
+    ranked = sorted((m for m in doc.mentions if m.kind != "part"), key=lambda m: (-m.weight, m.start))
+    return {m.key for m in ranked[:_COOCCURRENCE_TOP]}

@@ -1,0 +1,1 @@
+"""Persistence: the only package that imports sqlmodel. It returns core values, never rows."""

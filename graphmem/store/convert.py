@@ -1,0 +1,46 @@
+"""Row ↔ core-value conversion at the store boundary (epoch ms ↔ aware UTC datetimes)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from graphmem.core.values import Memory, Relation
+from graphmem.store.tables import MemoryRow, RelationRow
+
+__all__ = ["from_ms", "memory_from_row", "relation_from_row", "to_ms"]
+
+
+def to_ms(instant: datetime) -> int:
+    """Aware datetime → epoch milliseconds (naive input is taken as UTC)."""
+    if instant.tzinfo is None:
+        instant = instant.replace(tzinfo=UTC)
+    return int(instant.timestamp() * 1000)
+
+
+def from_ms(ms: int) -> datetime:
+    """Epoch milliseconds → aware UTC datetime."""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def _optional(ms: int | None) -> datetime | None:
+    return None if ms is None else from_ms(ms)
+
+
+def memory_from_row(row: MemoryRow) -> Memory:
+    return Memory(
+        id=row.id, content=row.content, kind=row.kind, project=row.project,
+        created_at=from_ms(row.created_at), last_used_at=from_ms(row.last_used_at),
+        valid_from=from_ms(row.valid_from), topic_key=row.topic_key, tags=tuple(row.tags),
+        entities=tuple(row.entities), source=row.source, context=row.context, meta=dict(row.meta),
+        session_id=row.session_id, use_count=row.use_count, strength=row.strength, status=row.status,
+        valid_to=_optional(row.valid_to), superseded_by=row.superseded_by,
+        review_after=_optional(row.review_after), parent_id=row.parent_id,
+    )
+
+
+def relation_from_row(row: RelationRow) -> Relation:
+    return Relation(
+        id=row.id, source_id=row.source_id, target_id=row.target_id, type=row.type,
+        confidence=row.confidence, status=row.status, created_at=from_ms(row.created_at),
+        reason=row.reason, evidence=row.evidence, meta=dict(row.meta), judged_at=_optional(row.judged_at),
+    )

@@ -1,0 +1,93 @@
+"""Full-text index: SQLite FTS5 (BM25) or PostgreSQL tsvector, behind one query function."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from sqlalchemy import text
+from sqlalchemy.engine import Connection, Engine
+
+__all__ = ["ensure_index", "query_terms", "rank"]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# The English stopword list the BM25 baseline uses; kept here so graphmem's BM25 leg sees the same
+# query the baseline does.
+_STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can did do does doing don down during each few for from further had has have having
+    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
+    nor not now of off on once only or other our ours ourselves out over own same she should so some such than
+    that the their theirs them themselves then there these they this those through to too under until up very
+    was we were what when where which while who whom why will with would you your yours yourself yourselves
+    s t""".split()
+)
+
+_SQLITE_DDL = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5("
+    "content, content='memory', content_rowid='seq', tokenize='porter unicode61')",
+    "CREATE TRIGGER IF NOT EXISTS memory_fts_ai AFTER INSERT ON memory BEGIN "
+    "INSERT INTO memory_fts(rowid, content) VALUES (new.seq, new.content); END",
+    "CREATE TRIGGER IF NOT EXISTS memory_fts_ad AFTER DELETE ON memory BEGIN "
+    "INSERT INTO memory_fts(memory_fts, rowid, content) VALUES ('delete', old.seq, old.content); END",
+    "CREATE TRIGGER IF NOT EXISTS memory_fts_au AFTER UPDATE OF content ON memory BEGIN "
+    "INSERT INTO memory_fts(memory_fts, rowid, content) VALUES ('delete', old.seq, old.content); "
+    "INSERT INTO memory_fts(rowid, content) VALUES (new.seq, new.content); END",
+)
+
+_POSTGRES_DDL = (
+    "ALTER TABLE memory ADD COLUMN IF NOT EXISTS fts tsvector "
+    "GENERATED ALWAYS AS (to_tsvector('english', content)) STORED",
+    "CREATE INDEX IF NOT EXISTS ix_memory_fts ON memory USING GIN (fts)",
+)
+
+
+def ensure_index(engine: Engine) -> None:
+    """Create the full-text index and the triggers that keep it in sync with ``memory``."""
+    statements = _SQLITE_DDL if engine.dialect.name == "sqlite" else _POSTGRES_DDL
+    with engine.begin() as connection:
+        for statement in statements:
+            connection.execute(text(statement))
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's distinct non-stopword word tokens, lower-cased, in order."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(query.casefold()):
+        if word not in _STOPWORDS and word not in seen:
+            seen[word] = None
+    return list(seen)
+
+
+def rank(connection: Connection, query: str, limit: int,
+         allowed_seqs: Sequence[int] | None = None) -> list[tuple[int, float]]:
+    """Memory seqs ranked by BM25 for the OR of the query's terms, best first, with a score > 0.
+
+    ``allowed_seqs`` restricts the ranking before the cut (filters apply before top-k).
+    """
+    terms = query_terms(query)
+    if not terms:
+        return []
+    if connection.dialect.name == "sqlite":
+        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+        sql = "SELECT rowid, -bm25(memory_fts) AS score FROM memory_fts WHERE memory_fts MATCH :match"
+        params: dict[str, object] = {"match": match}
+    else:
+        sql = ("SELECT seq, ts_rank_cd(fts, to_tsquery('english', :match)) AS score FROM memory "
+               "WHERE fts @@ to_tsquery('english', :match)")
+        params = {"match": " | ".join(terms)}
+    if allowed_seqs is not None:
+        if not allowed_seqs:
+            return []
+        column = "rowid" if connection.dialect.name == "sqlite" else "seq"
+        sql += f" AND {column} IN (SELECT value FROM json_each(:allowed))" if connection.dialect.name == "sqlite" \
+            else f" AND {column} = ANY(:allowed)"
+        params["allowed"] = _json_list(allowed_seqs) if connection.dialect.name == "sqlite" else list(allowed_seqs)
+    sql += " ORDER BY score DESC LIMIT :limit"
+    params["limit"] = limit
+    return [(int(seq), float(score)) for seq, score in connection.execute(text(sql), params)]
+
+
+def _json_list(values: Sequence[int]) -> str:
+    return "[" + ",".join(str(int(v)) for v in values) + "]"

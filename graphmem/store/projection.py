@@ -1,0 +1,286 @@
+"""The graph projection: rows → a SpreadingGraph (CSR) plus per-node columns for filtering.
+
+The database is the truth; this is a view of it. It is built once when the service opens and then
+follows every write through :meth:`apply_batch`, :meth:`apply_relation` and :meth:`refresh_memory`,
+so recall never reloads an edge table. Nodes are concepts and memories in one index space; a node
+keeps its index for the life of the projection (new nodes are appended).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+
+from graphmem.core.relations import RELATION_TYPES
+from graphmem.core.spreading_graph import FloatArray, IntArray, SpreadingGraph
+from graphmem.core.values import STATUSES, Memory, Relation
+from graphmem.settings import ActivationSettings
+from graphmem.store.convert import to_ms
+from graphmem.store.repository import StoredBatch
+
+__all__ = ["CONCEPT", "MEMORY", "GraphProjection", "VisibilityFilter"]
+
+CONCEPT, MEMORY = 0, 1
+_NEVER = np.iinfo(np.int64).max
+_COLUMNS = {  # name: (dtype, fill)
+    "node_type": (np.int8, -1), "seq": (np.int64, -1), "project": (np.int32, -1), "kind": (np.int32, -1),
+    "status": (np.int8, -1), "created": (np.int64, 0), "valid_from": (np.int64, 0),
+    "valid_to": (np.int64, _NEVER), "hidden": (np.bool_, False), "length": (np.float64, 0.0),
+    "df": (np.int64, 0), "strength": (np.float64, 1.0),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class VisibilityFilter:
+    """Which memories a query may see. Applied before any top-k cut."""
+
+    project: str | None = None
+    kinds: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    as_of_ms: int | None = None
+    include_superseded: bool = False
+    statuses: tuple[str, ...] = ("active", "promoted")
+
+
+class GraphProjection:
+    """Concept–memory graph with typed relation edges, kept in sync with the rows."""
+
+    def __init__(self, settings: ActivationSettings) -> None:
+        self.settings = settings
+        self.graph = SpreadingGraph()
+        self.lock = threading.RLock()
+        self._cols: dict[str, np.ndarray] = {name: np.full(0, fill, dtype) for name, (dtype, fill) in _COLUMNS.items()}
+        self.names: list[str] = []  # memory id or concept key, by node
+        self.concept_nodes: dict[str, int] = {}
+        self.concept_kind: dict[int, str] = {}
+        self.memory_nodes: dict[str, int] = {}
+        self.memory_by_seq: dict[int, int] = {}
+        self.tags: dict[int, frozenset[str]] = {}
+        self._codes: dict[str, dict[str, int]] = {"project": {}, "kind": {}}
+        self._cooccurrence: dict[tuple[int, int], int] = {}
+        self.memory_count = 0
+
+    # -- columns --------------------------------------------------------------------------------
+    def col(self, name: str) -> np.ndarray:
+        return self._cols[name][: self.graph.n_nodes]
+
+    def _add_nodes(self, count: int, names: Iterable[str], node_type: int) -> range:
+        nodes = self.graph.add_nodes(count)
+        if self.graph.n_nodes > len(self._cols["seq"]):
+            capacity = max(self.graph.n_nodes, 2 * len(self._cols["seq"]), 1024)
+            for name, (dtype, fill) in _COLUMNS.items():
+                grown = np.full(capacity, fill, dtype)
+                grown[: len(self._cols[name])] = self._cols[name]
+                self._cols[name] = grown
+        self._cols["node_type"][nodes.start : nodes.stop] = node_type
+        self.names.extend(names)
+        return nodes
+
+    def code(self, column: str, value: str | None) -> int:
+        """Integer code of a project or kind value (-1 for None), assigned on first sight."""
+        if value is None:
+            return -1
+        return self._codes[column].setdefault(value, len(self._codes[column]))
+
+    # -- loading --------------------------------------------------------------------------------
+    def load(self, engine: Engine) -> None:
+        """Build the whole projection from the rows (once per process)."""
+        with engine.connect() as conn:
+            concepts = conn.execute(text("SELECT seq, key, kind, df FROM concept ORDER BY seq")).all()
+            memories = conn.execute(text(
+                "SELECT seq, id, project, kind, status, created_at, valid_from, valid_to, tags, concept_count, "
+                "strength FROM memory ORDER BY seq")).all()
+            mentions = np.array(conn.execute(text("SELECT memory_seq, concept_seq, weight FROM mention")).all(),
+                                dtype=np.float64).reshape(-1, 3)
+            edges = conn.execute(text("SELECT a_seq, b_seq, count FROM concept_edge")).all()
+            relations = conn.execute(text(
+                "SELECT source_id, target_id, type, confidence, status FROM relation")).all()
+        with self.lock:
+            self._load_concepts(concepts)
+            self._load_memories(memories)
+            concept_by_seq = {int(seq): self.concept_nodes[key] for seq, key, _, _ in concepts}
+            if len(mentions):
+                m_nodes = np.array([self.memory_by_seq[int(s)] for s in mentions[:, 0]], dtype=np.int64)
+                c_nodes = np.array([concept_by_seq[int(s)] for s in mentions[:, 1]], dtype=np.int64)
+                self._add_mention_edges(m_nodes, c_nodes, mentions[:, 2])
+            self._add_cooccurrence([(concept_by_seq[a], concept_by_seq[b], 0, n) for a, b, n in edges])
+            for source_id, target_id, rel_type, confidence, status in relations:
+                self._add_relation_edge(source_id, target_id, rel_type, confidence, status)
+            self.graph.compact()
+
+    def _load_concepts(self, concepts: list) -> None:
+        nodes = self._add_nodes(len(concepts), (key for _, key, _, _ in concepts), CONCEPT)
+        for node, (seq, key, kind, df) in zip(nodes, concepts, strict=True):
+            self.concept_nodes[key] = node
+            self.concept_kind[node] = kind
+            self._cols["seq"][node] = seq
+        self._set_df(np.array(list(nodes), dtype=np.int64), np.array([c[3] for c in concepts], dtype=np.int64))
+
+    def _load_memories(self, memories: list) -> None:
+        import json
+
+        nodes = self._add_nodes(len(memories), (m[1] for m in memories), MEMORY)
+        for node, (seq, mid, project, kind, status, created, vfrom, vto, tags, length, strength) in zip(
+                nodes, memories, strict=True):
+            self.memory_nodes[mid] = node
+            self.memory_by_seq[seq] = node
+            self._set_memory_columns(node, seq, project, kind, status, created, vfrom, vto, length, strength)
+            parsed = json.loads(tags) if isinstance(tags, str) else tags
+            if parsed:
+                self.tags[node] = frozenset(parsed)
+        self.memory_count += len(memories)
+
+    def _set_memory_columns(self, node: int, seq: int, project: str | None, kind: str, status: str,
+                            created: int, vfrom: int, vto: int | None, length: float, strength: float) -> None:
+        c = self._cols
+        c["seq"][node] = seq
+        c["project"][node] = self.code("project", project)
+        c["kind"][node] = self.code("kind", kind)
+        c["status"][node] = STATUSES.index(status)
+        c["created"][node], c["valid_from"][node] = created, vfrom
+        c["valid_to"][node] = _NEVER if vto is None else vto
+        c["length"][node], c["strength"][node] = length, strength
+
+    # -- following writes -----------------------------------------------------------------------
+    def apply_batch(self, batch: StoredBatch) -> None:
+        """Add the memories, concepts, mentions and co-occurrences one insert created."""
+        with self.lock:
+            new = [rec for rec in batch.concepts.values() if rec.key not in self.concept_nodes]
+            nodes = self._add_nodes(len(new), (rec.key for rec in new), CONCEPT)
+            for node, rec in zip(nodes, new, strict=True):
+                self.concept_nodes[rec.key] = node
+                self.concept_kind[node] = rec.kind
+                self._cols["seq"][node] = rec.seq
+            touched = [self.concept_nodes[rec.key] for rec in batch.concepts.values()]
+            self._set_df(np.array(touched, dtype=np.int64),
+                         np.array([rec.df for rec in batch.concepts.values()], dtype=np.int64))
+            m_nodes = self._add_nodes(len(batch.memories), (m.id for _, m in batch.memories), MEMORY)
+            for node, (seq, memory) in zip(m_nodes, batch.memories, strict=True):
+                self.memory_nodes[memory.id] = node
+                self.memory_by_seq[seq] = node
+                self._write_memory(node, seq, memory)
+            self.memory_count += len(batch.memories)
+            concept_by_seq = {rec.seq: self.concept_nodes[rec.key] for rec in batch.concepts.values()}
+            if batch.mentions:
+                mention = np.array(batch.mentions, dtype=np.float64)
+                self._add_mention_edges(
+                    np.array([self.memory_by_seq[int(s)] for s in mention[:, 0]], dtype=np.int64),
+                    np.array([concept_by_seq[int(s)] for s in mention[:, 1]], dtype=np.int64), mention[:, 2])
+            self._add_cooccurrence([(concept_by_seq[a], concept_by_seq[b], n0, n1)
+                                    for a, b, n0, n1 in batch.edge_counts])
+
+    def refresh_memory(self, memory: Memory) -> None:
+        """Follow a change of a memory's lifecycle fields (status, validity, strength)."""
+        with self.lock:
+            node = self.memory_nodes[memory.id]
+            self._write_memory(node, int(self._cols["seq"][node]), memory)
+
+    def apply_relation(self, relation: Relation) -> None:
+        """Follow a new or re-judged relation."""
+        with self.lock:
+            self._add_relation_edge(relation.source_id, relation.target_id, relation.type,
+                                    relation.confidence, relation.status)
+
+    def _write_memory(self, node: int, seq: int, memory: Memory) -> None:
+        self._set_memory_columns(
+            node, seq, memory.project, memory.kind, memory.status, to_ms(memory.created_at),
+            to_ms(memory.valid_from), None if memory.valid_to is None else to_ms(memory.valid_to),
+            float(self._cols["length"][node]) or 0.0, memory.strength)
+        if memory.tags:
+            self.tags[node] = frozenset(memory.tags)
+
+    def _set_df(self, nodes: IntArray, df: IntArray) -> None:
+        self._cols["df"][nodes] = df
+        cap = self.settings.hub_cap
+        # Hub cap: a concept in more than `cap` memories passes on only cap/df of its activation,
+        # so project-wide words cannot connect everything to everything.
+        self.graph.set_spread_scale(nodes, np.minimum(1.0, cap / np.maximum(df, 1)))
+
+    def _add_mention_edges(self, m_nodes: IntArray, c_nodes: IntArray, weights: FloatArray) -> None:
+        self.graph.add_edges(np.concatenate([m_nodes, c_nodes]), np.concatenate([c_nodes, m_nodes]),
+                             np.concatenate([weights, weights]))
+        np.add.at(self._cols["length"], m_nodes, 1.0)
+
+    def _add_cooccurrence(self, updates: list[tuple[int, int, int, int]]) -> None:
+        if not updates or not self.settings.cooccurrence:
+            return
+        k = self.settings.cooccurrence_saturation
+        scale = self.settings.cooccurrence_weight
+        arr = np.array(updates, dtype=np.float64)
+        # w(n) = scale·n/(n+k): bounded by `scale`, monotone in the evidence n. Adding the increment
+        # w(after) - w(before) keeps the summed parallel edges equal to w(total count).
+        delta = scale * (arr[:, 3] / (arr[:, 3] + k) - arr[:, 2] / (arr[:, 2] + k))
+        a, b = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64)
+        self.graph.add_edges(np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([delta, delta]))
+
+    def _add_relation_edge(self, source_id: str, target_id: str, rel_type: str, confidence: float,
+                           status: str) -> None:
+        semantics = RELATION_TYPES.get(rel_type)
+        source, target = self.memory_nodes.get(source_id), self.memory_nodes.get(target_id)
+        if semantics is None or source is None or target is None or status == "ignored":
+            return
+        if status == "judged":
+            if semantics.recall == "hide_target":
+                self._cols["hidden"][target] = True
+            elif semantics.recall == "hide_source":
+                self._cols["hidden"][source] = True
+        weight = self.settings.relation_weight * semantics.spread * confidence
+        if weight > 0:
+            self.graph.add_edges([source, target], [target, source], [weight, weight])
+
+    # -- queries --------------------------------------------------------------------------------
+    def visible(self, view: VisibilityFilter, now_ms: int) -> np.ndarray:
+        """Boolean mask over nodes: memories the filter admits (concept nodes are False)."""
+        mask = self.col("node_type") == MEMORY
+        if view.project is not None:
+            mask &= self.col("project") == self._codes["project"].get(view.project, -2)
+        if view.kinds:
+            codes = [self._codes["kind"].get(kind, -2) for kind in view.kinds]
+            mask &= np.isin(self.col("kind"), codes)
+        if view.as_of_ms is not None:
+            t = view.as_of_ms
+            mask &= (self.col("created") <= t) & (self.col("valid_from") <= t) & (t < self.col("valid_to"))
+        else:
+            allowed = [STATUSES.index(status) for status in view.statuses]
+            mask &= np.isin(self.col("status"), allowed)
+            if not view.include_superseded:
+                mask &= ~self.col("hidden") & (now_ms < self.col("valid_to"))
+        if view.tags:
+            wanted = set(view.tags)
+            for node in np.flatnonzero(mask):
+                if not wanted <= self.tags.get(int(node), frozenset()):
+                    mask[node] = False
+        return mask
+
+    def concepts_of(self, memory_node: int) -> list[tuple[int, float]]:
+        """Concept neighbours of a memory node with their mention weights."""
+        nodes, weights = self.graph.neighbors(memory_node)
+        is_concept = self.col("node_type")[nodes] == CONCEPT
+        return list(zip(nodes[is_concept].tolist(), weights[is_concept].tolist(), strict=True))
+
+    def neighbourhood(self, start: list[int], depth: int, limit: int) -> nx.Graph:
+        """A networkx graph of the nodes within ``depth`` hops of ``start`` (at most ``limit`` nodes)."""
+        graph = nx.Graph()
+        frontier = list(dict.fromkeys(start))
+        seen = set(frontier)
+        for node in frontier:
+            graph.add_node(node)
+        for _ in range(depth):
+            nxt: list[int] = []
+            for node in frontier:
+                targets, weights = self.graph.neighbors(node)
+                for target, weight in zip(targets.tolist(), weights.tolist(), strict=True):
+                    if target not in seen and len(seen) >= limit:
+                        continue
+                    graph.add_edge(node, target, weight=weight)
+                    if target not in seen:
+                        seen.add(target)
+                        nxt.append(target)
+            frontier = nxt
+        return graph

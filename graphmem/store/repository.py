@@ -1,0 +1,247 @@
+"""The repository: transactional reads and writes of memories, concepts and their edges.
+
+Every public method runs in one transaction; a failure rolls everything back, so a failed call
+leaves the store unchanged. Methods return core values or small frozen records, never rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session, col, select
+
+from graphmem.core.values import Memory, Relation
+from graphmem.errors import StorageError
+from graphmem.store import fulltext
+from graphmem.store.convert import memory_from_row, relation_from_row
+from graphmem.store.tables import ConceptEdgeRow, ConceptRow, MemoryRow, MentionRow, RelationRow, SessionRow
+
+__all__ = ["ConceptRecord", "MemoryDraft", "Repository", "StoredBatch"]
+
+_CHUNK = 900  # stays under SQLite's bound-parameter limit on old builds
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDraft:
+    """A memory ready to insert: fields plus its parsed concepts (key, kind, weight, count)."""
+
+    row: dict[str, Any]
+    mentions: tuple[tuple[str, str, float, int], ...]
+    cooccurrences: tuple[tuple[str, str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptRecord:
+    seq: int
+    key: str
+    kind: str
+    df: int
+
+
+@dataclass(slots=True)
+class StoredBatch:
+    """What one insert changed, so the graph projection can follow without reloading."""
+
+    outcomes: list[tuple[str, bool]] = field(default_factory=list)  # (id, duplicate)
+    memories: list[tuple[int, Memory]] = field(default_factory=list)
+    concepts: dict[str, ConceptRecord] = field(default_factory=dict)
+    mentions: list[tuple[int, int, float]] = field(default_factory=list)  # (memory_seq, concept_seq, w)
+    edge_counts: list[tuple[int, int, int, int]] = field(default_factory=list)  # (a, b, before, after)
+
+
+class Repository:
+    """Reads and writes over one engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A session that commits on success and rolls back (raising StorageError) on a DB error."""
+        with Session(self.engine) as session:
+            try:
+                yield session
+                session.commit()
+            except SQLAlchemyError as error:
+                session.rollback()
+                raise StorageError(f"database error, nothing was written: {error.__class__.__name__}: "
+                                   f"{str(error).splitlines()[0]}") from error
+            except BaseException:
+                session.rollback()
+                raise
+
+    # -- writes ---------------------------------------------------------------------------------
+    def add_memories(self, drafts: Sequence[MemoryDraft]) -> StoredBatch:
+        """Insert drafts in one transaction; same normalized content in the same project is a duplicate."""
+        batch = StoredBatch()
+        with self.transaction() as session:
+            fresh = self._split_duplicates(session, drafts, batch)
+            if not fresh:
+                return batch
+            inserted = session.execute(
+                insert(MemoryRow).returning(MemoryRow.__table__.c.seq, MemoryRow.__table__.c.id),
+                [draft.row for draft in fresh],
+            ).all()
+            seq_of = {memory_id: seq for seq, memory_id in inserted}
+            concepts = self._upsert_concepts(session, fresh)
+            batch.concepts = concepts
+            self._insert_mentions(session, fresh, seq_of, concepts, batch)
+            self._add_cooccurrences(session, fresh, concepts, batch)
+            rows = session.exec(select(MemoryRow).where(col(MemoryRow.seq).in_(list(seq_of.values())))).all()
+            batch.memories = sorted((row.seq or 0, memory_from_row(row)) for row in rows)
+        return batch
+
+    def _split_duplicates(self, session: Session, drafts: Sequence[MemoryDraft],
+                          batch: StoredBatch) -> list[MemoryDraft]:
+        keys = {(d.row["project_key"], d.row["content_hash"]) for d in drafts}
+        existing: dict[tuple[str, str], str] = {}
+        hashes = sorted({h for _, h in keys})
+        for chunk in _chunks(hashes):
+            query = select(MemoryRow.project_key, MemoryRow.content_hash, MemoryRow.id).where(
+                col(MemoryRow.content_hash).in_(chunk))
+            for project_key, content_hash, memory_id in session.exec(query):
+                existing[(project_key, content_hash)] = memory_id
+        fresh = []
+        for draft in drafts:
+            key = (draft.row["project_key"], draft.row["content_hash"])
+            if key in existing:
+                batch.outcomes.append((existing[key], True))
+            else:
+                existing[key] = draft.row["id"]
+                batch.outcomes.append((draft.row["id"], False))
+                fresh.append(draft)
+        return fresh
+
+    def _upsert_concepts(self, session: Session, drafts: Sequence[MemoryDraft]) -> dict[str, ConceptRecord]:
+        kinds: dict[str, str] = {}
+        df_increment: dict[str, int] = {}
+        for draft in drafts:
+            for key, kind, _, _ in draft.mentions:
+                kinds.setdefault(key, kind)
+                df_increment[key] = df_increment.get(key, 0) + 1
+        known: dict[str, ConceptRecord] = {}
+        for chunk in _chunks(sorted(kinds)):
+            for row in session.exec(select(ConceptRow).where(col(ConceptRow.key).in_(chunk))):
+                known[row.key] = ConceptRecord(row.seq or 0, row.key, row.kind, row.df)
+        missing = [key for key in kinds if key not in known]
+        if missing:
+            created = session.execute(
+                insert(ConceptRow).returning(ConceptRow.__table__.c.seq, ConceptRow.__table__.c.key),
+                [{"key": key, "kind": kinds[key], "df": 0, "aliases": []} for key in missing],
+            ).all()
+            for seq, key in created:
+                known[key] = ConceptRecord(seq, key, kinds[key], 0)
+        concept_table = ConceptRow.__table__
+        session.connection().execute(
+            update(concept_table).where(concept_table.c.seq == bindparam("b_seq"))
+            .values(df=concept_table.c.df + bindparam("b_inc")),
+            [{"b_seq": known[key].seq, "b_inc": inc} for key, inc in df_increment.items()],
+        )
+        return {key: ConceptRecord(rec.seq, key, rec.kind, rec.df + df_increment[key]) for key, rec in known.items()}
+
+    def _insert_mentions(self, session: Session, drafts: Sequence[MemoryDraft], seq_of: dict[str, int],
+                         concepts: dict[str, ConceptRecord], batch: StoredBatch) -> None:
+        rows = []
+        for draft in drafts:
+            memory_seq = seq_of[draft.row["id"]]
+            for key, _, weight, count in draft.mentions:
+                rows.append({"memory_seq": memory_seq, "concept_seq": concepts[key].seq,
+                             "weight": weight, "count": count})
+                batch.mentions.append((memory_seq, concepts[key].seq, weight))
+        if rows:
+            session.execute(insert(MentionRow), rows)
+
+    def _add_cooccurrences(self, session: Session, drafts: Sequence[MemoryDraft],
+                           concepts: dict[str, ConceptRecord], batch: StoredBatch) -> None:
+        increments: dict[tuple[int, int], int] = {}
+        for draft in drafts:
+            for key_a, key_b, count in draft.cooccurrences:
+                a, b = sorted((concepts[key_a].seq, concepts[key_b].seq))
+                increments[(a, b)] = increments.get((a, b), 0) + count
+        if not increments:
+            return
+        before: dict[tuple[int, int], int] = {}
+        pairs = list(increments)
+        for chunk in _chunks(sorted({a for a, _ in pairs})):
+            query = select(ConceptEdgeRow).where(col(ConceptEdgeRow.a_seq).in_(chunk))
+            for row in session.exec(query):
+                if (row.a_seq, row.b_seq) in increments:
+                    before[(row.a_seq, row.b_seq)] = row.count
+        dialect_insert = sqlite.insert if session.get_bind().dialect.name == "sqlite" else postgresql.insert
+        statement = dialect_insert(ConceptEdgeRow)
+        statement = statement.on_conflict_do_update(
+            index_elements=["a_seq", "b_seq"], set_={"count": ConceptEdgeRow.__table__.c.count + statement.excluded.count})
+        session.execute(statement, [{"a_seq": a, "b_seq": b, "count": n} for (a, b), n in increments.items()])
+        batch.edge_counts = [(a, b, before.get((a, b), 0), before.get((a, b), 0) + n)
+                             for (a, b), n in increments.items()]
+
+    # -- reads ----------------------------------------------------------------------------------
+    def memories_by_id(self, ids: Iterable[str]) -> dict[str, Memory]:
+        found: dict[str, Memory] = {}
+        with Session(self.engine) as session:
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                for row in session.exec(select(MemoryRow).where(col(MemoryRow.id).in_(chunk))):
+                    found[row.id] = memory_from_row(row)
+        return found
+
+    def memories_by_seq(self, seqs: Iterable[int]) -> dict[int, Memory]:
+        found: dict[int, Memory] = {}
+        with Session(self.engine) as session:
+            for chunk in _chunks(list(dict.fromkeys(seqs))):
+                for row in session.exec(select(MemoryRow).where(col(MemoryRow.seq).in_(chunk))):
+                    found[row.seq or 0] = memory_from_row(row)
+        return found
+
+    def ids_for_topic_keys(self, keys: Iterable[str]) -> dict[str, str]:
+        """The newest current memory id per topic key."""
+        found: dict[str, str] = {}
+        with Session(self.engine) as session:
+            for chunk in _chunks(list(dict.fromkeys(keys))):
+                query = (select(MemoryRow.topic_key, MemoryRow.id)
+                         .where(col(MemoryRow.topic_key).in_(chunk)).order_by(col(MemoryRow.seq)))
+                for topic_key, memory_id in session.exec(query):
+                    found[topic_key or ""] = memory_id
+        return found
+
+    def relations_touching(self, ids: Iterable[str]) -> list[Relation]:
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, Relation] = {}
+        with Session(self.engine) as session:
+            for chunk in _chunks(wanted):
+                query = select(RelationRow).where(
+                    col(RelationRow.source_id).in_(chunk) | col(RelationRow.target_id).in_(chunk))
+                for row in session.exec(query):
+                    found[row.id] = relation_from_row(row)
+        return sorted(found.values(), key=lambda r: r.id)
+
+    def bm25(self, query: str, limit: int, allowed_seqs: Sequence[int] | None = None) -> list[tuple[int, float]]:
+        with self.engine.connect() as connection:
+            return fulltext.rank(connection, query, limit, allowed_seqs)
+
+    def counts(self) -> dict[str, Any]:
+        """Row counts for status reports."""
+        with Session(self.engine) as session:
+            by_kind = dict(session.exec(select(MemoryRow.kind, func.count()).group_by(MemoryRow.kind)).all())
+            by_status = dict(session.exec(select(MemoryRow.status, func.count()).group_by(MemoryRow.status)).all())
+            return {
+                "memories": sum(by_kind.values()),
+                "by_kind": by_kind,
+                "by_status": by_status,
+                "concepts": session.exec(select(func.count()).select_from(ConceptRow)).one(),
+                "mentions": session.exec(select(func.count()).select_from(MentionRow)).one(),
+                "concept_edges": session.exec(select(func.count()).select_from(ConceptEdgeRow)).one(),
+                "relations": session.exec(select(func.count()).select_from(RelationRow)).one(),
+                "sessions": session.exec(select(func.count()).select_from(SessionRow)).one(),
+            }
+
+
+def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]

@@ -1,0 +1,132 @@
+"""Every table graphmem stores, in one module.
+
+Times are stored as UTC epoch milliseconds (BIGINT): portable across SQLite and PostgreSQL,
+cheap to compare in ``as_of`` filters, and exact in an export → import round trip.
+Memories have an integer ``seq`` (the FTS rowid and the graph projection's key) and an opaque
+string ``id`` that clients see.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+__all__ = [
+    "ConceptEdgeRow",
+    "ConceptRow",
+    "MemoryRow",
+    "MentionRow",
+    "MetaRow",
+    "RelationRow",
+    "SCHEMA_VERSION",
+    "SessionRow",
+]
+
+SCHEMA_VERSION = 1
+
+
+class MemoryRow(SQLModel, table=True):
+    __tablename__ = "memory"
+    __table_args__ = (
+        UniqueConstraint("project_key", "content_hash", name="uq_memory_project_hash"),
+        Index("ix_memory_project_status", "project_key", "status"),
+    )
+
+    seq: int | None = Field(default=None, primary_key=True)
+    id: str = Field(unique=True, index=True)
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    content_hash: str
+    kind: str = Field(index=True)
+    project: str | None = None
+    # project_key is project or "" so the unique constraint also dedupes memories with no project
+    # (NULLs never collide in a SQL unique index).
+    project_key: str = ""
+    topic_key: str | None = Field(default=None, index=True)
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    entities: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    source: str | None = None
+    context: str | None = Field(default=None, sa_column=Column(Text))
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    session_id: str | None = Field(default=None, index=True)
+    created_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+    last_used_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+    use_count: int = 0
+    strength: float = 1.0
+    status: str = "active"
+    valid_from: int = Field(sa_column=Column(BigInteger, nullable=False))
+    valid_to: int | None = Field(default=None, sa_column=Column(BigInteger))
+    superseded_by: str | None = None
+    review_after: int | None = Field(default=None, sa_column=Column(BigInteger))
+    parent_id: str | None = None
+    concept_count: int = 0
+
+
+class ConceptRow(SQLModel, table=True):
+    __tablename__ = "concept"
+
+    seq: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True, index=True)
+    kind: str
+    df: int = 0
+    aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class MentionRow(SQLModel, table=True):
+    """Memory–concept link with payload: salience weight and repeat count."""
+
+    __tablename__ = "mention"
+
+    memory_seq: int = Field(primary_key=True, foreign_key="memory.seq")
+    concept_seq: int = Field(primary_key=True, foreign_key="concept.seq", index=True)
+    weight: float
+    count: int = 1
+
+
+class ConceptEdgeRow(SQLModel, table=True):
+    """Concept–concept co-occurrence evidence (a_seq < b_seq)."""
+
+    __tablename__ = "concept_edge"
+
+    a_seq: int = Field(primary_key=True, foreign_key="concept.seq")
+    b_seq: int = Field(primary_key=True, foreign_key="concept.seq")
+    count: int = 0
+
+
+class RelationRow(SQLModel, table=True):
+    __tablename__ = "relation"
+    __table_args__ = (UniqueConstraint("source_id", "target_id", "type", name="uq_relation_triple"),)
+
+    id: str = Field(primary_key=True)
+    source_id: str = Field(index=True, foreign_key="memory.id")
+    target_id: str = Field(index=True, foreign_key="memory.id")
+    type: str
+    confidence: float = 1.0
+    reason: str | None = Field(default=None, sa_column=Column(Text))
+    evidence: str | None = Field(default=None, sa_column=Column(Text))
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    status: str = "judged"
+    created_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+    judged_at: int | None = Field(default=None, sa_column=Column(BigInteger))
+
+
+class SessionRow(SQLModel, table=True):
+    __tablename__ = "session"
+
+    id: str = Field(primary_key=True)
+    project: str | None = None
+    client: str | None = None
+    started_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+    last_activity_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+    ended_at: int | None = Field(default=None, sa_column=Column(BigInteger))
+    timeout_s: int = 7200
+
+
+class MetaRow(SQLModel, table=True):
+    """Key/value facts about the store itself (schema version, counters)."""
+
+    __tablename__ = "graphmem_meta"
+
+    key: str = Field(primary_key=True)
+    value: str = Field(sa_column=Column(Text, nullable=False))

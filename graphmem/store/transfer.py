@@ -1,0 +1,144 @@
+"""Lossless export and import of the whole store as JSON records.
+
+Records (one per JSONL line, in this order): a ``header``, ``concept`` (by key), ``memory`` (by
+creation order, with its mentions inline by concept key), ``concept_edge`` (by key pair),
+``relation`` and ``session`` (by id). Internal integer keys (``seq``) never leave the store, so a
+file can be imported into a store that already has rows: memories keep their ids, concepts merge by
+key, and a co-occurrence count merges as the larger of the two, which makes importing the same
+file twice a no-op. Times stay epoch milliseconds, so the round trip is exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from sqlalchemy import func, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from graphmem.store.tables import ConceptEdgeRow, ConceptRow, MemoryRow, MentionRow, RelationRow, SessionRow
+
+__all__ = ["FORMAT", "MEMORY_FIELDS", "export_records", "import_records"]
+
+FORMAT = "graphmem-jsonl"
+MEMORY_FIELDS = (
+    "id", "content", "kind", "project", "topic_key", "tags", "entities", "source", "context", "meta", "session_id",
+    "created_at", "last_used_at", "use_count", "strength", "status", "valid_from", "valid_to", "superseded_by",
+    "review_after", "parent_id", "content_hash",
+)
+_RELATION_FIELDS = ("id", "source_id", "target_id", "type", "confidence", "reason", "evidence", "meta", "status",
+                    "created_at", "judged_at")
+_SESSION_FIELDS = ("id", "project", "client", "started_at", "last_activity_at", "ended_at", "timeout_s")
+
+
+def export_records(engine: Engine, schema_version: int) -> Iterator[dict[str, Any]]:
+    """Every row of the store as plain JSON-ready dicts, in a deterministic order."""
+    yield {"type": "header", "format": FORMAT, "schema_version": schema_version}
+    with Session(engine) as session:
+        key_of = {}
+        for row in session.exec(select(ConceptRow).order_by(col(ConceptRow.key))):
+            key_of[row.seq] = row.key
+            yield {"type": "concept", "key": row.key, "kind": row.kind, "aliases": list(row.aliases)}
+        mentions: dict[int, list[list[Any]]] = {}
+        for m in session.exec(select(MentionRow)):
+            mentions.setdefault(m.memory_seq, []).append([key_of[m.concept_seq], m.weight, m.count])
+        for row in session.exec(select(MemoryRow).order_by(col(MemoryRow.created_at), col(MemoryRow.id))):
+            record = {"type": "memory", **{name: getattr(row, name) for name in MEMORY_FIELDS}}
+            record["mentions"] = sorted(mentions.get(row.seq or 0, []))
+            yield record
+        edges = sorted([key_of[e.a_seq], key_of[e.b_seq], e.count] for e in session.exec(select(ConceptEdgeRow)))
+        for a, b, count in edges:
+            yield {"type": "concept_edge", "a": a, "b": b, "count": count}
+        for rel in session.exec(select(RelationRow).order_by(col(RelationRow.id))):
+            yield {"type": "relation", **{name: getattr(rel, name) for name in _RELATION_FIELDS}}
+        for ses in session.exec(select(SessionRow).order_by(col(SessionRow.id))):
+            yield {"type": "session", **{name: getattr(ses, name) for name in _SESSION_FIELDS}}
+
+
+def import_records(engine: Engine, records: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Merge validated records into the store in one transaction; returns counts of what was added."""
+    added = dict.fromkeys(("concepts", "memories", "concept_edges", "relations", "sessions"), 0)
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        by_type.setdefault(record["type"], []).append(record)
+    with Session(engine) as session:
+        concept_seq = _merge_concepts(session, by_type.get("concept", []), by_type.get("memory", []), added)
+        _merge_memories(session, by_type.get("memory", []), concept_seq, added)
+        _merge_edges(session, by_type.get("concept_edge", []), concept_seq, added)
+        _insert_missing(session, RelationRow, by_type.get("relation", []), _RELATION_FIELDS, added, "relations")
+        _insert_missing(session, SessionRow, by_type.get("session", []), _SESSION_FIELDS, added, "sessions")
+        _recount_df(session)
+        session.commit()
+    return added
+
+
+def _merge_concepts(session: Session, concepts: list[dict[str, Any]], memories: list[dict[str, Any]],
+                    added: dict[str, int]) -> dict[str, int]:
+    wanted = {c["key"]: c for c in concepts}
+    for memory in memories:  # a memory may mention a concept the file does not list: create it
+        for key, *_ in memory.get("mentions", []):
+            wanted.setdefault(key, {"key": key, "kind": "term", "aliases": []})
+    seq_of = {row.key: row.seq or 0 for row in session.exec(select(ConceptRow))}
+    for key, concept in wanted.items():
+        if key not in seq_of:
+            row = ConceptRow(key=key, kind=concept["kind"], df=0, aliases=list(concept.get("aliases", [])))
+            session.add(row)
+            session.flush()
+            seq_of[key] = row.seq or 0
+            added["concepts"] += 1
+    return seq_of
+
+
+def _merge_memories(session: Session, memories: list[dict[str, Any]], concept_seq: dict[str, int],
+                    added: dict[str, int]) -> None:
+    existing_ids = set(session.exec(select(MemoryRow.id)))
+    existing_hashes = set(session.exec(select(MemoryRow.project_key, MemoryRow.content_hash)))
+    for record in memories:
+        project_key = record.get("project") or ""
+        if record["id"] in existing_ids or (project_key, record["content_hash"]) in existing_hashes:
+            continue
+        fields = {name: record.get(name) for name in MEMORY_FIELDS}
+        row = MemoryRow(**fields, project_key=project_key, concept_count=len(record.get("mentions", [])))
+        session.add(row)
+        session.flush()
+        for key, weight, count in record.get("mentions", []):
+            session.add(MentionRow(memory_seq=row.seq or 0, concept_seq=concept_seq[key], weight=weight, count=count))
+        existing_ids.add(record["id"])
+        existing_hashes.add((project_key, record["content_hash"]))
+        added["memories"] += 1
+    session.flush()
+
+
+def _merge_edges(session: Session, edges: list[dict[str, Any]], concept_seq: dict[str, int],
+                 added: dict[str, int]) -> None:
+    if not edges:
+        return
+    rows = [{"a_seq": min(concept_seq[e["a"]], concept_seq[e["b"]]),
+             "b_seq": max(concept_seq[e["a"]], concept_seq[e["b"]]), "count": e["count"]} for e in edges]
+    dialect_insert = sqlite.insert if session.get_bind().dialect.name == "sqlite" else postgresql.insert
+    statement = dialect_insert(ConceptEdgeRow)
+    greatest = "max" if session.get_bind().dialect.name == "sqlite" else "greatest"
+    statement = statement.on_conflict_do_update(
+        index_elements=["a_seq", "b_seq"],
+        set_={"count": getattr(func, greatest)(ConceptEdgeRow.__table__.c.count, statement.excluded.count)})
+    count_edges = select(func.count()).select_from(ConceptEdgeRow)
+    before = session.exec(count_edges).one()
+    session.execute(statement, rows)
+    added["concept_edges"] += session.exec(count_edges).one() - before
+
+
+def _insert_missing(session: Session, table: Any, records: list[dict[str, Any]], fields: tuple[str, ...],
+                    added: dict[str, int], counter: str) -> None:
+    existing = set(session.exec(select(table.id)))
+    for record in records:
+        if record["id"] not in existing:
+            session.add(table(**{name: record.get(name) for name in fields}))
+            existing.add(record["id"])
+            added[counter] += 1
+    session.flush()
+
+
+def _recount_df(session: Session) -> None:
+    session.execute(text("UPDATE concept SET df = (SELECT count(*) FROM mention WHERE concept_seq = concept.seq)"))

@@ -1,0 +1,151 @@
+"""Word-level knowledge: stopwords and lemmas.
+
+The lemma source is the ``lemma_lookup`` table from ``spacy-lookups-data`` (the table spaCy's lookup-mode
+lemmatizer reads). We apply it ourselves instead of adding the ``lemmatizer`` pipe because the pipe looks words up
+case-sensitively ("Webhooks" at a sentence start would miss) and because one lemma function then serves every
+pipeline, so concept keys do not change when a trained model is configured.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+
+from spacy.lang.en.stop_words import STOP_WORDS
+from spacy.lookups import load_lookups
+
+__all__ = ["Lexicon", "get_lexicon"]
+
+# Small on purpose: each entry is a word that shows up in most agent observations and never names a concept.
+# "use"/"uses" and "thing" are the classic filler of notes ("use X for Y"); "etc", "e.g", "i.e" are Latin filler
+# spaCy's list lacks; "want", "like" and "way" are conversational filler ("the way we ...").
+DOMAIN_STOP_WORDS = frozenset({"use", "uses", "thing", "things", "stuff", "etc", "e.g", "e.g.", "i.e", "i.e.", "want", "way"})
+
+# Lookup-table lemmas that are wrong for technical text ("data" -> "datum", "pandas" -> "panda", "aws" -> "aw"),
+# and "apis", which WordNet knows as the honeybee genus.
+_OVERRIDES = {word: word for word in ("data", "media", "pandas", "aws", "cors", "atlas", "news", "better", "best")}
+_OVERRIDES["apis"] = "api"
+
+# Names ending in "s" that are not English plurals; the plural fallback would mangle them ("postgres" ->
+# "postgre"). Only words absent from the lookup table reach the fallback, so this list stays short.
+_NOT_PLURAL = frozenset(
+    {"kubernetes", "postgres", "redis", "jenkins", "https", "macos", "ios", "dns", "sass", "less", "express",
+     "analytics", "series", "species", "chaos", "lens", "canvas", "status", "alias", "process", "focus", "gas"}
+)
+_SIBILANT_ENDINGS = ("sses", "xes", "zes", "ches", "shes")
+# "-is" is absent: English "-is" nouns ("analysis") are in the tables, so unknown ones are acronym plurals ("apis").
+_NON_PLURAL_S_ENDINGS = ("ss", "us")
+_VOWELS = frozenset("aeiou")
+
+
+class Lexicon:
+    """Stopwords plus a cached lemma function for lower-cased English words.
+
+    Notes
+    -----
+    Build it through :func:`get_lexicon`: loading the tables takes about 0.1 s. The lemma cache is a plain dict;
+    concurrent readers may both compute a missing entry, which is harmless because the value is deterministic.
+    """
+
+    def __init__(self) -> None:
+        tables = load_lookups("en", ["lemma_lookup", "lemma_index"])
+        self._lookup = tables.get_table("lemma_lookup")  # keyed by string hash; ``get`` takes the string
+        index = tables.get_table("lemma_index")
+        self._nouns = frozenset(index["noun"])
+        self._verbs = frozenset(index["verb"])
+        self._adjectives = frozenset(index["adj"])
+        self._adverbs = frozenset(index["adv"])
+        self._cache: dict[str, str] = {}
+
+    @cached_property
+    def stop_words(self) -> frozenset[str]:
+        """spaCy's English stopwords, the domain list, and pure adverbs ("usually", "quickly")."""
+        pure_adverbs = self._adverbs - self._nouns - self._verbs - self._adjectives
+        return frozenset(STOP_WORDS) | DOMAIN_STOP_WORDS | pure_adverbs
+
+    @cached_property
+    def known_words(self) -> frozenset[str]:
+        """Every English base form the tables know; used to pick between fallback candidates."""
+        return self._nouns | self._verbs | self._adjectives | frozenset(self._lookup.values())
+
+    def lemma(self, lower: str) -> str:
+        """Return the lemma of a lower-cased word.
+
+        Parameters
+        ----------
+        lower : str
+            The word, already lower-cased.
+
+        Returns
+        -------
+        str
+            The table lemma, else a conservative rule-based lemma, else the word itself.
+
+        Examples
+        --------
+        >>> lexicon = get_lexicon()
+        >>> [lexicon.lemma(w) for w in ["webhooks", "retried", "caching", "postgres", "data"]]
+        ['webhook', 'retry', 'cache', 'postgres', 'data']
+        """
+        cached = self._cache.get(lower)
+        if cached is None:
+            cached = self._compute_lemma(lower)
+            if len(self._cache) > 200_000:  # bound memory in a long-running server
+                self._cache.clear()
+            self._cache[lower] = cached
+        return cached
+
+    def _compute_lemma(self, lower: str) -> str:
+        override = _OVERRIDES.get(lower)
+        if override is not None:
+            return override
+        found = self._lookup.get(lower)
+        if found is not None:
+            return found
+        # The suffix rules are English morphology; they must not touch "Straße" or "東京".
+        if not lower.isascii() or not lower.isalpha() or len(lower) < 4 or lower in self.known_words:
+            return lower
+        if lower.endswith("s"):
+            return self._singular(lower)
+        if lower.endswith(("ing", "ed")):
+            return self._verb_base(lower)
+        return lower
+
+    def _singular(self, lower: str) -> str:
+        if lower in _NOT_PLURAL or lower.endswith(_NON_PLURAL_S_ENDINGS):
+            return lower
+        if lower.endswith("ies") and len(lower) > 4:
+            return lower[:-3] + "y"
+        if lower.endswith(_SIBILANT_ENDINGS):
+            return self._first_known([lower[:-2], lower[:-1]], default=lower[:-2])
+        # Unknown words ending in a plain "s" are mostly technical plurals ("webhooks", "configs"); the word
+        # list above keeps the known exceptions.
+        return lower[:-1]
+
+    def _verb_base(self, lower: str) -> str:
+        if lower.endswith("ied"):
+            return lower[:-3] + "y"
+        stem = lower[:-3] if lower.endswith("ing") else lower[:-2]
+        if len(stem) < 3:  # "bing" must not become "be"
+            return lower
+        candidates = [stem, stem + "e"]
+        if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS:
+            candidates.append(stem[:-1])  # "mapped" -> "map"
+        # Without a known base form, "rebasing" could be "rebas" or "rebase": keep the word rather than guess.
+        return self._first_known(candidates, default=lower)
+
+    def _first_known(self, candidates: list[str], default: str) -> str:
+        return next((word for word in candidates if word in self.known_words), default)
+
+
+_LEXICON: Lexicon | None = None
+_LEXICON_LOCK = threading.Lock()
+
+
+def get_lexicon() -> Lexicon:
+    """Return the process-wide :class:`Lexicon`, loading the tables on first use."""
+    global _LEXICON  # noqa: PLW0603 - a process-wide cache of read-only tables is the point
+    with _LEXICON_LOCK:
+        if _LEXICON is None:
+            _LEXICON = Lexicon()
+        return _LEXICON

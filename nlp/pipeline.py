@@ -1,0 +1,215 @@
+"""The public entry point: :class:`ConceptExtractor` turns text into concept mentions."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from nlp.candidates import find_occurrences
+from nlp.doc_view import DocView, build_doc_view
+from nlp.lexicon import get_lexicon
+from nlp.matchers import MultiTokenMatcher
+from nlp.model_spans import model_names, model_phrases, model_sentence_starts
+from nlp.normalize import normalize_key
+from nlp.query import fallback_keys, word_ngrams
+from nlp.salience import Occurrence, aggregate_mentions
+from nlp.token_info import TokenInfoCache
+from nlp.tokenizer import install_code_tokenizer
+from nlp.types import ConceptMention, ParsedObservation
+
+__all__ = ["BLANK_MODEL", "ConceptExtractor", "normalize_key"]
+
+BLANK_MODEL = "blank"
+
+
+@dataclass(frozen=True, slots=True)
+class _Pipeline:
+    nlp: Language
+    matcher: MultiTokenMatcher
+    tokens: TokenInfoCache
+    is_trained: bool
+
+
+_PIPELINES: dict[str, _Pipeline] = {}
+_PIPELINES_LOCK = threading.Lock()
+
+
+def _pipeline(model: str) -> _Pipeline:
+    """Return the process-wide pipeline for ``model``, building it on first use (about 0.3 s for blank)."""
+    with _PIPELINES_LOCK:
+        if model not in _PIPELINES:
+            _PIPELINES[model] = _build_pipeline(model)
+        return _PIPELINES[model]
+
+
+def _build_pipeline(model: str) -> _Pipeline:
+    if model == BLANK_MODEL:
+        nlp = spacy.blank("en")
+    elif spacy.util.is_package(model) or Path(model).is_dir():
+        # Lemmas come from our lexicon for every pipeline, so keys do not change when a model is configured.
+        nlp = spacy.load(model, exclude=["lemmatizer"])
+    else:
+        raise ValueError(
+            f"spaCy pipeline {model!r} is not installed. Install it (python -m spacy download {model}) "
+            f"or use model={BLANK_MODEL!r}, which needs no download."
+        )
+    install_code_tokenizer(nlp)
+    lexicon = get_lexicon()
+    return _Pipeline(nlp, MultiTokenMatcher(nlp.vocab, lexicon.stop_words), TokenInfoCache(lexicon),
+                     is_trained=bool(nlp.pipe_names))
+
+
+class ConceptExtractor:
+    """Extract concept mentions from text.
+
+    Parameters
+    ----------
+    model : str
+        ``"blank"`` (default) uses ``spacy.blank("en")`` with graphmem's rules and needs no download. Any other
+        value names an installed spaCy pipeline (e.g. ``"en_core_web_sm"``), whose noun chunks and entities are
+        added to the rule-based concepts.
+    max_phrase_words : int
+        Longest multi-word phrase concept.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is not installed, or ``max_phrase_words`` is below 2.
+
+    Notes
+    -----
+    The spaCy pipeline is loaded once per process and shared by all extractors of the same model. Parsing is
+    safe from several threads: the shared state is spaCy's (which holds the GIL) and caches of deterministic
+    values.
+
+    Examples
+    --------
+    >>> extractor = ConceptExtractor()
+    >>> parsed = extractor.parse("Every webhook handler needs an idempotency key.")
+    >>> [m.key for m in parsed.mentions if m.kind == "phrase"]
+    ['webhook handler', 'idempotency key']
+    >>> extractor.parse("Run npm run build:worker first.").keys()[:3]
+    ('run', 'npm run build:worker', 'npm')
+    """
+
+    def __init__(self, model: str = BLANK_MODEL, *, max_phrase_words: int = 4) -> None:
+        if max_phrase_words < 2:
+            raise ValueError(f"max_phrase_words must be at least 2, not {max_phrase_words}")
+        self.model = model
+        self.max_phrase_words = max_phrase_words
+        self._pipeline = _pipeline(model)
+
+    def parse(self, text: str) -> ParsedObservation:
+        """Extract the concepts of one text.
+
+        Parameters
+        ----------
+        text : str
+            An observation or passage; any language or script (non-English text gets the generic rules).
+
+        Returns
+        -------
+        ParsedObservation
+        """
+        return self._observation(self._pipeline.nlp(text), text)
+
+    def parse_many(self, texts: Iterable[str], batch_size: int = 256) -> list[ParsedObservation]:
+        """Extract the concepts of many texts, streaming them through ``nlp.pipe``.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            The texts, in order.
+        batch_size : int
+            Texts per spaCy batch.
+
+        Returns
+        -------
+        list of ParsedObservation
+            One per text, in input order.
+        """
+        texts = list(texts)
+        docs = self._pipeline.nlp.pipe(texts, batch_size=batch_size)
+        return [self._observation(doc, text) for doc, text in zip(docs, texts, strict=True)]
+
+    def query_keys(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
+        """Return each query concept with the keys to try for it, best first.
+
+        Parameters
+        ----------
+        text : str
+            A search query.
+
+        Returns
+        -------
+        list of (str, tuple of str)
+            ``(key, fallbacks)`` for every concept except identifier parts (they appear among the fallbacks of
+            their identifier). ``fallbacks`` starts with ``key``, then its surface/lemma variants, then parts (a
+            phrase's head first). Look each up in the vocabulary dict: matches are whole keys by construction.
+
+        Examples
+        --------
+        >>> dict(ConceptExtractor().query_keys("build_worker webhooks"))["build_worker"]
+        ('build_worker', 'build worker', 'build', 'worker')
+        """
+        parsed = self.parse(text)
+        parts = {mention.key: mention.parts for mention in parsed.mentions}
+        word_key = self._pipeline.tokens.word_key
+        return [
+            (mention.key, fallback_keys(mention, lambda key: parts.get(key, ()), word_key))
+            for mention in parsed.mentions
+            if mention.kind != "part"
+        ]
+
+    def candidate_ngrams(self, text: str, max_n: int = 4) -> list[str]:
+        """Return every normalized word n-gram of ``text`` up to ``max_n`` words, identifiers whole.
+
+        Each n-gram is given in lemma form and in surface form, so a caller can find known multi-word concepts
+        ("webhook handler", "university of michigan") in a query by dict lookup.
+
+        Examples
+        --------
+        >>> ConceptExtractor().candidate_ngrams("Webhook handlers in src/app.py", max_n=2)
+        ['webhook', 'webhook handler', 'webhook handlers', 'handler', 'handlers', 'src/app.py']
+        """
+        if max_n < 1:
+            raise ValueError(f"max_n must be at least 1, not {max_n}")
+        return word_ngrams(self._view(self._pipeline.nlp(text), text), max_n)
+
+    def _view(self, doc: Doc, text: str) -> DocView:
+        starts = model_sentence_starts(doc) if self._pipeline.is_trained else frozenset()
+        return build_doc_view(doc, text, self._pipeline.tokens, starts)
+
+    def _observation(self, doc: Doc, text: str) -> ParsedObservation:
+        view = self._view(doc, text)
+        extra_phrases, extra_names = [], []
+        if self._pipeline.is_trained:
+            extra_phrases = model_phrases(doc, view, self.max_phrase_words)
+            extra_names = model_names(doc, view)
+        occurrences = find_occurrences(
+            view,
+            self._pipeline.matcher(doc, (info.lower_key for info in view.infos)),
+            max_phrase_words=self.max_phrase_words,
+            model_phrases=extra_phrases,
+            model_names=extra_names,
+        )
+        mentions = aggregate_mentions(occurrences)
+        sentence_keys = _sentence_keys(occurrences, mentions, view.sentences.count)
+        return ParsedObservation(text, mentions, view.sentences.count, sentence_keys)
+
+
+def _sentence_keys(
+    occurrences: list[Occurrence], mentions: tuple[ConceptMention, ...], sentence_count: int
+) -> tuple[tuple[str, ...], ...]:
+    """Keys per sentence, each sentence in mention order."""
+    rank = {mention.key: position for position, mention in enumerate(mentions)}
+    keys: list[set[str]] = [set() for _ in range(sentence_count)]
+    for occurrence in occurrences:
+        keys[occurrence.sentence].add(occurrence.key)
+    return tuple(tuple(sorted(sentence, key=rank.__getitem__)) for sentence in keys)

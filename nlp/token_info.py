@@ -1,0 +1,152 @@
+"""Per-string token facts, computed once per distinct token text and cached.
+
+Most tokens of a corpus repeat ("the", "cache", "retry"), so everything that costs a regex, a table lookup or a
+string normalization is computed here once per distinct string and looked up by the token's ``orth`` id.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from spacy.strings import StringStore
+
+from nlp.identifiers import TokenClass, classify_token, identifier_pieces, url_host
+from nlp.lexicon import Lexicon
+from nlp.normalize import normalize_key
+
+__all__ = ["CONTENT", "SENTENCE_END", "SEPARATOR", "Part", "TokenInfo", "TokenInfoCache"]
+
+_PATH_SEPARATOR_RE = re.compile(r"[/\\]")
+_FINAL_CHARS = frozenset(".!?…。！？")
+
+CONTENT = 0
+SEPARATOR = 1  # punctuation or whitespace inside a sentence
+SENTENCE_END = 2  # sentence-final punctuation, or a line break (lists and title lines end without a period)
+
+
+class Part(NamedTuple):
+    """A component of an identifier: its key, its surface form and its offset inside the token."""
+
+    key: str
+    surface: str
+    offset: int
+
+
+class TokenInfo(NamedTuple):
+    """What the extractor needs to know about one token string."""
+
+    text: str
+    cls: TokenClass
+    key: str  # concept key: the lemma for words, the case-folded text for identifiers
+    lower_key: str  # case-folded surface, for names whose words must not be lemmatized ("United States")
+    is_content: bool  # a word that can be a concept: not a stopword, longer than one character
+    is_name_like: bool  # may be part of a capitalized name ("Walt", "GitHub", "U.S.")
+    parts: tuple[Part, ...]
+    part_keys: tuple[str, ...]
+    boundary: int  # CONTENT for words, numbers and identifiers; else SEPARATOR or SENTENCE_END
+
+
+class TokenInfoCache:
+    """Compute and cache :class:`TokenInfo` per token string.
+
+    Parameters
+    ----------
+    lexicon : Lexicon
+        Stopwords and lemmas.
+
+    Notes
+    -----
+    Reads and writes to the cache dict are atomic under the GIL; two threads computing the same entry store
+    equal values, so no lock is needed.
+    """
+
+    _MAX_ENTRIES = 500_000  # bounds memory in a long-running server; refilling is cheap
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self._lexicon = lexicon
+        self._stop_words = lexicon.stop_words
+        self._cache: dict[int, TokenInfo] = {}
+
+    def get(self, orth: int, strings: StringStore) -> TokenInfo:
+        """Return the facts for a token, keyed by its spaCy ``orth`` id (the text is only looked up on a miss)."""
+        info = self._cache.get(orth)
+        if info is None:
+            info = self.compute(strings[orth])
+            if len(self._cache) >= self._MAX_ENTRIES:
+                self._cache.clear()
+            self._cache[orth] = info
+        return info
+
+    def get_all(self, orths: list[int], strings: StringStore) -> list[TokenInfo]:
+        """Return the facts for a sequence of tokens; the hot path of every parse, hence the local binding."""
+        cached = self._cache.get
+        return [cached(orth) or self.get(orth, strings) for orth in orths]
+
+    def is_stop(self, lower: str) -> bool:
+        """Return whether a lower-cased word is a stopword."""
+        return lower in self._stop_words
+
+    def word_key(self, lower: str) -> str:
+        """Return the concept key of a lower-cased word (its normalized lemma)."""
+        return normalize_key(self._lexicon.lemma(lower))
+
+    def compute(self, text: str) -> TokenInfo:
+        """Compute the facts for one token string (uncached)."""
+        cls = classify_token(text)
+        lower_key = normalize_key(text.lower())
+        if cls is TokenClass.WORD:
+            lower = text.lower()
+            key = self.word_key(lower)
+            is_content = len(key) > 1 and not self.is_stop(lower) and not self.is_stop(key)
+            return TokenInfo(text, cls, key, lower_key, is_content, text[0].isupper(), (), (), CONTENT)
+        if cls in (TokenClass.IDENTIFIER, TokenClass.URL):
+            parts = self._url_parts(text) if cls is TokenClass.URL else self._identifier_parts(text, lower_key)
+            part_keys = tuple(part.key for part in parts)
+            return TokenInfo(text, cls, lower_key, lower_key, False, _is_name_like(text), parts, part_keys, CONTENT)
+        return TokenInfo(text, cls, lower_key, lower_key, False, False, (), (), _boundary(cls, text))
+
+    def _identifier_parts(self, text: str, identifier_key: str) -> tuple[Part, ...]:
+        parts: dict[str, Part] = {}
+        for piece, offset in identifier_pieces(text):
+            lower = piece.lower()
+            # Digits ("v2", "python3") and single letters ("-x") say nothing on their own; "get" in
+            # "getUserById" is a stopword like any other.
+            if len(lower) < 2 or lower.isdigit() or self.is_stop(lower):
+                continue
+            key = self.word_key(lower)
+            if key and key != identifier_key and not self.is_stop(key):
+                parts.setdefault(key, Part(key, piece, offset))
+        basename = _path_basename(text)
+        if basename and normalize_key(basename) != identifier_key:
+            # "main.py" lets a query for the file find "src/app/main.py".
+            key = normalize_key(basename)
+            parts.setdefault(key, Part(key, basename, text.rfind(basename)))
+        return tuple(parts.values())
+
+    @staticmethod
+    def _url_parts(text: str) -> tuple[Part, ...]:
+        host = url_host(text)
+        offset = text.lower().find(host)
+        return (Part(host, text[offset : offset + len(host)], offset),) if host and offset >= 0 else ()
+
+
+def _boundary(cls: TokenClass, text: str) -> int:
+    if cls is TokenClass.SPACE:
+        return SENTENCE_END if "\n" in text else SEPARATOR
+    if cls is TokenClass.PUNCT:
+        return SENTENCE_END if text[-1] in _FINAL_CHARS else SEPARATOR
+    return CONTENT
+
+
+def _is_name_like(text: str) -> bool:
+    """Capitalized identifiers that read as names ("GitHub", "Coca-Cola"), not as code ("GRAPHMEM_DB")."""
+    return text[0].isupper() and all(char.isalnum() or char == "-" for char in text)
+
+
+def _path_basename(text: str) -> str:
+    """Return the file name of a path that has a directory and an extension, else ``""``."""
+    if not _PATH_SEPARATOR_RE.search(text):
+        return ""
+    basename = _PATH_SEPARATOR_RE.split(text.rstrip("/\\"))[-1]
+    return basename if "." in basename[1:] else ""

@@ -1,0 +1,150 @@
+"""graphmem benchmark: speed, memory and retrieval quality, each beside its baseline from the same run.
+
+    python scripts/bench.py                      # full run: 10k and 100k memories + retrieval eval
+    python scripts/bench.py --sizes 10000 --queries 100 --no-eval   # quick run
+
+Baselines (measured in the same process, on the same data):
+* store throughput: raw SQLite FTS5 insert of the same texts (no parsing, no graph);
+* search/associate latency: SQLite FTS5 ``bm25()`` alone over the same store;
+* retrieval quality: the BM25 baseline of ``scripts/eval_retrieval.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(_HERE))
+
+import synthetic  # noqa: E402
+
+from graphmem import MemoryService, Settings  # noqa: E402
+
+
+def _percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+def _timed(fn: Callable[[str], Any], queries: list[str]) -> tuple[float, float]:
+    for query in queries[:5]:  # warm caches and lazy builds outside the measurement
+        fn(query)
+    samples = []
+    for query in queries:
+        start = time.perf_counter()
+        fn(query)
+        samples.append((time.perf_counter() - start) * 1000)
+    return _percentiles(samples)
+
+
+def fts5_insert_rate(records: list[dict[str, Any]]) -> float:
+    """Observations/s for a bare FTS5 insert of the same texts: the floor any store pays."""
+    with tempfile.TemporaryDirectory() as scratch:
+        db = sqlite3.connect(Path(scratch) / "fts.db")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE VIRTUAL TABLE t USING fts5(content, tokenize='porter unicode61')")
+        start = time.perf_counter()
+        for begin in range(0, len(records), 512):
+            db.executemany("INSERT INTO t(content) VALUES (?)", [(r["content"],) for r in records[begin:begin + 512]])
+            db.commit()
+        rate = len(records) / (time.perf_counter() - start)
+        db.close()
+    return rate
+
+
+def store_rate(records: list[dict[str, Any]], nlp_model: str) -> float:
+    with tempfile.TemporaryDirectory() as scratch:
+        service = MemoryService(Settings.load(environ={}, db=str(Path(scratch) / "s.db"), nlp_model=nlp_model))
+        start = time.perf_counter()
+        service.store_many(records)
+        rate = len(records) / (time.perf_counter() - start)
+        service.close()
+    return rate
+
+
+def bench_store(count: int) -> list[tuple[str, str, str]]:
+    import spacy
+
+    records = list(synthetic.observations(count, seed=3))
+    rows = [("store throughput, blank+rules (obs/s)", f"{store_rate(records, 'blank'):,.0f}",
+             f"{fts5_insert_rate(records):,.0f} (bare FTS5 insert)")]
+    for model in ("en_core_web_sm", "en_core_web_md"):
+        if spacy.util.is_package(model):
+            rows.append((f"store throughput, {model} (obs/s)", f"{store_rate(records, model):,.0f}", "same baseline"))
+    return rows
+
+
+def bench_latency(sizes: list[int], query_count: int, scratch: Path) -> list[tuple[str, str, str]]:
+    rows = []
+    service = MemoryService(Settings.load(environ={}, db=str(scratch / "latency.db")))
+    generated = list(synthetic.observations(max(sizes), seed=5))
+    loaded = 0
+    for size in sorted(sizes):
+        start = time.perf_counter()
+        service.store_many(generated[loaded:size])
+        load_rate = (size - loaded) / (time.perf_counter() - start)
+        loaded = size
+        queries = synthetic.queries(generated[:size], query_count)
+        bm25 = _timed(lambda q: service.repository.bm25(q, 10), queries)
+        search = _timed(lambda q: service.search(q, limit=10), queries)
+        associate = _timed(lambda q: service.associate(q, max_results=10), queries)
+        compose = _timed(lambda q: service.associate(q, mode="composition", max_results=5), queries)
+        base = f"{bm25[0]:.2f} / {bm25[1]:.2f} (FTS5 bm25 alone)"
+        rows += [
+            (f"{size:,} memories: bulk load of the increment (obs/s)", f"{load_rate:,.0f}", "-"),
+            (f"{size:,} memories: memory_search p50 / p95 (ms)", f"{search[0]:.2f} / {search[1]:.2f}", base),
+            (f"{size:,} memories: memory_associate p50 / p95 (ms)", f"{associate[0]:.2f} / {associate[1]:.2f}", base),
+            (f"{size:,} memories: composition p50 / p95 (ms)", f"{compose[0]:.2f} / {compose[1]:.2f}", base),
+        ]
+    service.close()
+    return rows
+
+
+def bench_eval() -> str:
+    import eval_retrieval
+    from retrieval_eval import load_dataset
+
+    datasets = [load_dataset(name) for name in ("musique", "hotpotqa")]
+    results, errors = eval_retrieval.run(datasets, ["graphmem-search", "graphmem-associate", "graphmem-compose"])
+    if errors:
+        raise RuntimeError("; ".join(errors))
+    from retrieval_eval import format_deltas, format_table
+
+    return format_table(results) + "\n\n" + format_deltas(results)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--store-count", type=int, default=5_000)
+    parser.add_argument("--no-eval", action="store_true")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    rows = bench_store(args.store_count)
+    with tempfile.TemporaryDirectory() as scratch:
+        rows += bench_latency(args.sizes, args.queries, Path(scratch))
+    rows.append(("peak RSS (MiB)", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}", "-"))
+    print("| measure | graphmem | baseline (same run) |\n|---|---|---|")
+    for name, value, baseline in rows:
+        print(f"| {name} | {value} | {baseline} |")
+    if not args.no_eval:
+        print()
+        print(bench_eval())
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""The real server process over stdio and over streamable HTTP."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.conftest import ORDERS, WEBHOOK
+
+pytestmark = pytest.mark.anyio
+
+GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    env["GRAPHMEM_DB"] = str(tmp_path / "served.db")
+    return env
+
+
+async def _round_trip(client: Client) -> None:
+    names = {tool.name for tool in (await client.list_tools()).tools}
+    assert {"memory_store", "memory_associate", "memory_search"} <= names
+    await client.call_tool("memory_store", {"content": WEBHOOK})
+    stored = await client.call_tool("memory_store", {"content": ORDERS, "kind": "solution"})
+    associated = await client.call_tool("memory_associate", {"query": "retry webhooks"})
+    ids = [m["id"] for m in associated.structured_content["memories"]]
+    assert stored.structured_content["id"] in ids
+    bad = await client.call_tool("memory_associate", {"query": "x", "mode": "dream"})
+    assert bad.is_error
+
+
+async def test_graphmem_serve_over_stdio_as_a_subprocess(tmp_path):
+    params = StdioServerParameters(command=GRAPHMEM, args=["serve"], env=_env(tmp_path))
+    async with Client(params) as client:
+        await _round_trip(client)
+    assert (tmp_path / "served.db").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for_port(port: int, process: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited: {process.stderr.read() if process.stderr else ''}")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)  # polling a port that is not open yet; not a timing assumption of the test
+    raise TimeoutError(f"port {port} did not open")
+
+
+async def test_graphmem_serve_over_streamable_http(tmp_path):
+    port = _free_port()
+    process = subprocess.Popen(
+        [GRAPHMEM, "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)],
+        env=_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_port(port, process)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            await _round_trip(client)
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
