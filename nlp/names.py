@@ -50,8 +50,9 @@ def find_names(view: DocView, *, leading_topic: bool) -> list[NameSpan]:
     """
     names: list[NameSpan] = []
     index = 0
-    while index < len(view.infos):
-        if not _is_name_word(view, index):
+    infos = view.infos
+    while index < len(infos):
+        if not infos[index].is_name_like or not _is_name_word(view, index):
             index += 1
             continue
         words = _extend(view, index)

@@ -119,14 +119,13 @@ def _single(occurrence: Occurrence) -> tuple[tuple[int, int, int, str], ConceptM
 def _merge(key: str, group: list[Occurrence]) -> tuple[tuple[int, int, int, str], ConceptMention]:
     """Merge several occurrences of one key: strongest kind, earliest sentence, distinct spans counted."""
     first = min(group, key=_order)
-    if True:
-        kind = min((occurrence.kind for occurrence in group), key=KIND_RANK.__getitem__)
-        sentence = min(occurrence.sentence for occurrence in group)
-        is_head = any(occurrence.is_head for occurrence in group)
-        is_title = any(occurrence.is_title for occurrence in group)
-        count = len({occurrence.start for occurrence in group})  # a name that is also a term counts once
-        parts = tuple(dict.fromkeys(part for occurrence in group for part in occurrence.parts))
-    if key in parts:  # a one-word name lists itself as its word
+    kind = min((occurrence.kind for occurrence in group), key=KIND_RANK.__getitem__)
+    sentence = min(occurrence.sentence for occurrence in group)
+    is_head = any(occurrence.is_head for occurrence in group)
+    is_title = any(occurrence.is_title for occurrence in group)
+    count = len({occurrence.start for occurrence in group})  # a name that is also a term counts once
+    parts = tuple(dict.fromkeys(part for occurrence in group for part in occurrence.parts))
+    if key in parts:
         parts = tuple(part for part in parts if part != key)
     weight = salience(kind, sentence, count, is_head, is_title)
     mention = ConceptMention(key, first.surface, kind, weight, first.start, first.end, first.sentence, count, parts)
