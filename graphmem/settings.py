@@ -15,7 +15,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ActivationSettings", "FusionSettings", "LimitSettings", "Settings", "default_db_path"]
+__all__ = [
+    "ActivationSettings", "DecaySettings", "FusionSettings", "LifecycleSettings", "LimitSettings", "Settings",
+    "default_db_path",
+]
 
 
 class ActivationSettings(BaseModel):
@@ -37,6 +40,9 @@ class ActivationSettings(BaseModel):
     cooccurrence_saturation: float = Field(2.0, gt=0.0, description="w(n) = n / (n + k): bounded, monotone")
     relation_weight: float = Field(1.0, ge=0.0)
     length_norm: float = Field(0.5, ge=0.0, le=2.0, description="memory score / n_conceptsᵉ")
+    topic_exponent: float = Field(1.0, ge=0.0, le=8.0,
+                                  description="concept → memory edge = salienceᵉ: routes activation to memories "
+                                              "a concept is central to")
 
 
 class FusionSettings(BaseModel):
@@ -49,6 +55,8 @@ class FusionSettings(BaseModel):
     activation_weight: float = Field(1.0, ge=0.0)
     rrf_k: float = Field(60.0, gt=0.0)
     candidates: int = Field(100, ge=1, le=10_000, description="candidates taken from each ranker before fusion")
+    bridge_weight: float = Field(0.5, ge=0.0, description="RRF weight of the second-hop (bridge) ranking")
+    bridge_sources: int = Field(3, ge=1, le=20, description="best first-pass hits whose entities seed the bridge")
 
 
 class LimitSettings(BaseModel):
@@ -67,6 +75,51 @@ class LimitSettings(BaseModel):
     max_open_ids: int = 100
 
 
+class DecaySettings(BaseModel):
+    """Decay score ``(use_count+1)^β · D(Δt) · strength`` and how it enters ranking (docs/lifecycle.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: Literal["power_law", "exponential", "two_component"] = "power_law"
+    beta: float = Field(0.6, ge=0.0, le=3.0, description="use-count exponent")
+    alpha: float = Field(1.1, gt=0.0, le=10.0, description="power-law exponent")
+    half_life_hours: float = Field(72.0, gt=0.0, description="power-law and exponential half-life")
+    fast_half_life_hours: float = Field(12.0, gt=0.0, description="two-component fast trace")
+    slow_half_life_hours: float = Field(168.0, gt=0.0, description="two-component slow trace")
+    fast_weight: float = Field(0.7, ge=0.0, le=1.0, description="two-component share of the fast trace")
+    forget_threshold: float = Field(0.05, ge=0.0, description="gc archives or deletes below this score")
+    danger_low: float = Field(0.15, ge=0.0, description="review danger zone: lower edge")
+    danger_high: float = Field(0.35, ge=0.0, description="review danger zone: upper edge")
+    ranking_weight: float = Field(0.0, ge=0.0, le=1.0,
+                                  description="final = relevance · (1 − w + w·min(score, 1)); 0 = off")
+    review_blend: float = Field(0.3, ge=0.0, le=1.0,
+                                description="share of search slots for review candidates")
+    reinforce_on_recall: bool = Field(False, description="search/associate touch what they return")
+    strength_boost: float = Field(0.1, ge=0.0, le=1.0, description="touch(boost=True) adds this to strength")
+    max_strength: float = Field(2.0, ge=1.0, le=10.0, description="strength cap")
+
+
+class LifecycleSettings(BaseModel):
+    """Forgetting, review, promotion, sessions and metrics (docs/lifecycle.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    protected_kinds: tuple[str, ...] = ("decision", "architecture")
+    promote_min_score: float = Field(0.65, ge=0.0)
+    promote_min_uses: int = Field(5, ge=0)
+    promote_window_days: float = Field(14.0, gt=0.0)
+    promote_min_span_hours: float = Field(24.0, ge=0.0)
+    vault_path: str | None = Field(None, description="Markdown/Obsidian vault root for promote(export=True)")
+    vault_folder: str = Field("graphmem", description="folder inside the vault; never outside it")
+    review_interval_days: float = Field(7.0, gt=0.0, description="first rescheduled review interval")
+    review_growth: float = Field(2.0, ge=1.0, description="each reschedule multiplies the interval")
+    review_max_interval_days: float = Field(365.0, gt=0.0)
+    session_timeout_s: int = Field(7200, ge=60, description="an open session is reused while idle < this")
+    auto_sessions: bool = Field(True, description="store() attaches memories to the open session")
+    recent_memories: int = Field(10, ge=0, le=100, description="memories a session start returns")
+    metrics_flush_s: float = Field(5.0, ge=0.0, description="metrics reach the database at most this late")
+
+
 class Settings(BaseModel):
     """All of graphmem's configuration."""
 
@@ -78,6 +131,8 @@ class Settings(BaseModel):
     activation: ActivationSettings = ActivationSettings()
     fusion: FusionSettings = FusionSettings()
     limits: LimitSettings = LimitSettings()
+    decay: DecaySettings = DecaySettings()
+    lifecycle: LifecycleSettings = LifecycleSettings()
 
     @classmethod
     def load(cls, *, config_file: Path | None = None, environ: Mapping[str, str] | None = None,

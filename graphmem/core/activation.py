@@ -100,7 +100,7 @@ def personalized_pagerank(
     activation = restart.copy()
     residual = float("inf")
     for _ in range(max_iter):
-        updated = (1.0 - alpha) * restart + alpha * graph.spread(activation)
+        updated = (1.0 - alpha) * restart + alpha * graph.spread(activation, min_share=prune)
         pruned_mass = 0.0
         if prune > 0.0:
             small = updated < prune

@@ -46,7 +46,9 @@ class SpreadingGraph:
         self._delta_size = 0
         self._delta_csr: sp.csr_array | None = None
         self._out_strength: FloatArray = np.zeros(0)
+        self._out_degree: FloatArray = np.zeros(0)
         self._spread_scale: FloatArray = np.ones(0)
+        self._base_t: sp.csr_array | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -67,6 +69,7 @@ class SpreadingGraph:
         if self._n > len(self._out_strength):
             capacity = max(self._n, 2 * len(self._out_strength), 1024)
             self._out_strength = _grow(self._out_strength, capacity, 0.0)
+            self._out_degree = _grow(self._out_degree, capacity, 0.0)
             self._spread_scale = _grow(self._spread_scale, capacity, 1.0)
         self._delta_csr = None
         return range(start, self._n)
@@ -87,6 +90,7 @@ class SpreadingGraph:
         if not np.all(np.isfinite(w)) or np.any(w < 0):
             raise ValueError("edge weights must be finite and non-negative")
         np.add.at(self._out_strength, src, w)
+        np.add.at(self._out_degree, src, 1.0)
         self._delta_src.append(src)
         self._delta_dst.append(dst)
         self._delta_w.append(w)
@@ -94,6 +98,32 @@ class SpreadingGraph:
         self._delta_csr = None
         if self._delta_size > max(_MIN_DELTA_BEFORE_MERGE, _DELTA_FRACTION_BEFORE_MERGE * self._base.nnz):
             self.compact()
+
+    def remove_edges(
+        self, sources: npt.ArrayLike, targets: npt.ArrayLike, weights: npt.ArrayLike
+    ) -> None:
+        """Take back edges added earlier with these weights (a relation revised or ignored).
+
+        Rare compared to additions, so it compacts at once and drops the emptied entries rather than
+        leaving zero-weight edges in ``neighbors``.
+        """
+        w = np.asarray(weights, dtype=np.float64)
+        if np.any(w < 0) or not np.all(np.isfinite(w)):
+            raise ValueError("edge weights must be finite and non-negative")
+        src = np.asarray(sources, dtype=np.int64)
+        self.add_edges(src, targets, np.zeros_like(w))  # validates the endpoints
+        np.subtract.at(self._out_strength, src, w)
+        np.subtract.at(self._out_degree, src, 2.0)  # the zero edge above counted once too
+        np.maximum(self._out_strength, 0.0, out=self._out_strength)
+        np.maximum(self._out_degree, 0.0, out=self._out_degree)
+        self._delta_src.append(src)
+        self._delta_dst.append(np.asarray(targets, dtype=np.int64))
+        self._delta_w.append(-w)
+        self._delta_size += src.size
+        self.compact()
+        self._base.data[np.abs(self._base.data) < 1e-12] = 0.0
+        self._base.eliminate_zeros()
+        self._base_t = None
 
     def set_spread_scale(self, nodes: npt.ArrayLike, scale: npt.ArrayLike) -> None:
         """Scale how much of its activation a node passes on (1 = all, 0 = none; the hub cap)."""
@@ -104,6 +134,7 @@ class SpreadingGraph:
         if self._delta_size == 0 and self._base.shape == (self._n, self._n):
             return
         self._base = self._merged()
+        self._base_t = None
         self._delta_src, self._delta_dst, self._delta_w = [], [], []
         self._delta_size = 0
         self._delta_csr = None
@@ -113,31 +144,65 @@ class SpreadingGraph:
         return self._merged()
 
     def neighbors(self, node: int) -> tuple[IntArray, FloatArray]:
-        """Out-neighbours of ``node`` and the summed edge weights."""
-        row = self._rows(np.array([node], dtype=np.int64)).tocsr()
-        row.sum_duplicates()
-        return row.indices.astype(np.int64), row.data.astype(np.float64)
+        """Out-neighbours of ``node`` and the summed edge weights (reads CSR rows directly)."""
+        parts_idx, parts_w = [], []
+        for matrix in (self._base, self._delta() if self._delta_size else None):
+            if matrix is not None and node < matrix.shape[0]:
+                lo, hi = matrix.indptr[node], matrix.indptr[node + 1]
+                parts_idx.append(matrix.indices[lo:hi])
+                parts_w.append(matrix.data[lo:hi])
+        if not parts_idx:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        targets = np.concatenate(parts_idx).astype(np.int64)
+        weights = np.concatenate(parts_w).astype(np.float64)
+        unique, inverse = np.unique(targets, return_inverse=True)
+        return unique, np.bincount(inverse, weights=weights, minlength=unique.size)
 
-    def spread(self, activation: FloatArray) -> FloatArray:
-        """Return ``Pᵀ(a·scale)``: each active node passes its activation split by edge weight."""
+    def spread(self, activation: FloatArray, min_share: float = 0.0) -> FloatArray:
+        """Return ``Pᵀ(a·scale)``: each active node passes its activation split by edge weight.
+
+        A node whose per-neighbour share ``a·scale/degree`` is below ``min_share`` does not push
+        (the push threshold of Andersen, Chung & Lang's local PageRank): its contributions would be
+        pruned anyway, and skipping it bounds the work per step by ``1/min_share`` edges.
+        """
         active = np.flatnonzero(activation[: self._n])
         out = np.zeros(self._n)
         if active.size == 0:
             return out
         strength = self._out_strength[active]
         sending = strength > 0
+        if min_share > 0.0:
+            pushed = activation[active] * self._spread_scale[active] / np.maximum(self._out_degree[active], 1)
+            sending &= pushed >= min_share
         active, strength = active[sending], strength[sending]
+        if active.size == 0:
+            return out
         share = activation[active] * self._spread_scale[active] / strength
-        rows = self._rows(active)
-        # rowsᵀ @ share sums each active row scaled by its share into the target columns.
-        out += rows.T @ share
+        self._accumulate(self._pad(self._base), self._base_transposed(), active, share, out)
+        if self._delta_size:
+            self._accumulate(self._delta(), None, active, share, out)
         return out
 
-    def _rows(self, nodes: IntArray) -> sp.csr_array:
-        base_rows = self._pad(self._base)[nodes]
-        if self._delta_size == 0:
-            return base_rows
-        return base_rows + self._delta()[nodes]
+    @staticmethod
+    def _accumulate(matrix: sp.csr_array, transposed: sp.csr_array | None, active: IntArray, share: FloatArray,
+                    out: FloatArray) -> None:
+        # Few active rows: slice them (cost ~ their edges). Many: one CSR mat-vec on the transpose,
+        # which beats fancy indexing once the rows hold a sizeable share of all edges.
+        if transposed is not None and active.size * 16 > matrix.shape[0]:
+            size = transposed.shape[1]
+            dense = np.zeros(size)
+            inside = active < size
+            dense[active[inside]] = share[inside]
+            out[: transposed.shape[0]] += transposed @ dense
+        else:
+            out += matrix[active].T @ share
+
+    def _base_transposed(self) -> sp.csr_array:
+        # Built once per compaction. Nodes added since then have no base edges, so the transpose of
+        # the base as it was compacted stays exact: it just covers the first nodes only.
+        if self._base_t is None:
+            self._base_t = self._base.T.tocsr()
+        return self._base_t
 
     def _delta(self) -> sp.csr_array:
         if self._delta_csr is None or self._delta_csr.shape[0] != self._n:

@@ -15,12 +15,13 @@ from graphmem.core.spreading_graph import FloatArray
 from graphmem.settings import Settings
 from graphmem.service.results import MemoryHit, SeedNode
 from graphmem.store.convert import from_ms
-from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
+from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter, fold_accents
 from graphmem.store.repository import Repository
 from nlp import ConceptExtractor
 
 __all__ = ["Activation", "RecallEngine"]
 
+_BRIDGE_KINDS = frozenset({"entity", "identifier", "phrase"})
 _MATCH_WEIGHT = {"exact": 1.0, "ngram": 1.0, "fallback": 0.7}  # a fallback (head word, part) is a weaker cue
 
 
@@ -49,18 +50,23 @@ class RecallEngine:
     def match_seeds(self, query: str) -> tuple[tuple[str, ...], list[SeedNode], tuple[str, ...]]:
         """Match the query's concepts to known concept names on word boundaries (never substrings)."""
         known = self.projection.concept_nodes
+        folded = self.projection.folded_keys
         query_concepts: list[str] = []
         seeds: dict[str, SeedNode] = {}
         unmatched: list[str] = []
         for key, fallbacks in self.extractor.query_keys(query):
             query_concepts.append(key)
             hit = next((name for name in (key, *fallbacks) if name in known), None)
+            # Accent-insensitive fallback: "Aschenbrodel" in a query still finds "aschenbrödel".
+            hit = hit or folded.get(fold_accents(key))
             if hit is None:
                 unmatched.append(key)
             elif hit not in seeds:
                 seeds[hit] = self._seed(hit, key, "exact" if hit == key else "fallback")
         for ngram in self.extractor.candidate_ngrams(query):
-            if ngram in known and ngram not in seeds:
+            # Single words were matched above with their lemma fallbacks; n-grams only add the
+            # multi-word concepts the query contains (a raw inflected unigram would double-count).
+            if " " in ngram and ngram in known and ngram not in seeds:
                 seeds[ngram] = self._seed(ngram, ngram, "ngram")
                 if ngram not in query_concepts:
                     query_concepts.append(ngram)
@@ -85,7 +91,7 @@ class RecallEngine:
             seed_vector = np.zeros(n)
             for seed in seeds:
                 seed_vector[self.projection.concept_nodes[seed.name]] += seed.weight
-            vector = self._spread(seed_vector) if seeds else np.zeros(n)
+            vector = self._spread(seed_vector) if seed_vector.any() else np.zeros(n)
             mask = self.projection.visible(view, now_ms)
             ranked = self._rank(vector, mask, limit)
         return Activation(query_concepts, tuple(seeds), unmatched, vector, ranked)
@@ -140,14 +146,16 @@ class RecallEngine:
                       depth: int) -> tuple[list[tuple[int, float, int | None, int | None]], Activation]:
         """BM25 and activation rankings fused; (node, score, bm25_rank, activation_rank), best first."""
         fusion = self.settings.fusion
-        activation = self.activate(query, view, now_ms, max(depth, fusion.candidates))
         bm25_nodes = self._bm25(query, view, now_ms, max(depth, fusion.candidates))
+        activation = self.activate(query, view, now_ms, max(depth, fusion.candidates))
         act_nodes = [node for node, _ in activation.ranked]
         keys_b = [str(node) for node, _ in bm25_nodes]
         keys_a = [str(node) for node in act_nodes]
         if fusion.method == "rrf":
-            fused = reciprocal_rank_fusion([keys_b, keys_a], [fusion.bm25_weight, fusion.activation_weight],
-                                           k=fusion.rrf_k)
+            lists, weights = [keys_b, keys_a], [fusion.bm25_weight, fusion.activation_weight]
+            fused = reciprocal_rank_fusion(lists, weights, k=fusion.rrf_k)
+            if fusion.bridge_weight > 0:
+                fused = self._with_bridge(fused, activation, view, now_ms, depth)
         else:
             fused = weighted_score_fusion(
                 [{str(n): s for n, s in bm25_nodes}, {str(n): s for n, s in activation.ranked}],
@@ -156,6 +164,43 @@ class RecallEngine:
         rank_a = {key: rank for rank, key in enumerate(keys_a, start=1)}
         ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))
         return [(int(key), score, rank_b.get(key), rank_a.get(key)) for key, score in ordered], activation
+
+    def _with_bridge(self, fused: dict[str, float], activation: Activation, view: VisibilityFilter, now_ms: int,
+                     depth: int) -> dict[str, float]:
+        """Keep the first pass's best hits on top; re-rank the rest with the bridge ranking fused in."""
+        fusion = self.settings.fusion
+        ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))
+        sources = [int(key) for key in ordered[: fusion.bridge_sources]]
+        bridge = [str(node) for node, _ in self._bridge(activation, sources, view, now_ms, depth)]
+        rest = reciprocal_rank_fusion([ordered[len(sources):], bridge], [1.0, fusion.bridge_weight], k=fusion.rrf_k)
+        top_score = 1.0 + max(rest.values(), default=0.0)
+        return {**{key: top_score + len(sources) - i for i, key in enumerate(ordered[: len(sources)])}, **rest}
+
+    def _bridge(self, activation: Activation, sources: list[int], view: VisibilityFilter, now_ms: int,
+                limit: int) -> tuple[tuple[int, float], ...]:
+        """Second hop through the best hits: spread from their specific concepts that the query lacks.
+
+        Multi-hop needs reach memories that share nothing with the query but an entity named in a
+        first-hop memory (the bridge). Seeding those entities directly, weighted by specificity,
+        finds them far more sharply than letting the first walk diffuse over every concept.
+        """
+        with self.projection.lock:
+            seed_names = {seed.name for seed in activation.seeds}
+            vector = np.zeros(self.projection.graph.n_nodes)
+            kinds = self.projection.concept_kind
+            for rank, node in enumerate(sources):
+                for concept, weight in self.projection.concepts_of(node):
+                    name = self.projection.names[concept]
+                    if name in seed_names or kinds.get(concept) not in _BRIDGE_KINDS:
+                        continue
+                    df = int(self.projection.col("df")[concept])
+                    vector[concept] += weight * idf(df, self.projection.memory_count) / (rank + 1)
+            if not vector.any():
+                return ()
+            spread = self._spread(vector)
+            mask = self.projection.visible(view, now_ms) 
+            mask[sources] = False
+            return self._rank(spread, mask, limit)
 
     def _bm25(self, query: str, view: VisibilityFilter, now_ms: int, limit: int) -> list[tuple[int, float]]:
         with self.projection.lock:

@@ -9,6 +9,7 @@ keeps its index for the life of the projection (new nodes are appended).
 from __future__ import annotations
 
 import threading
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -24,7 +25,7 @@ from graphmem.settings import ActivationSettings
 from graphmem.store.convert import to_ms
 from graphmem.store.repository import StoredBatch
 
-__all__ = ["CONCEPT", "MEMORY", "GraphProjection", "VisibilityFilter"]
+__all__ = ["CONCEPT", "MEMORY", "GraphProjection", "VisibilityFilter", "fold_accents"]
 
 CONCEPT, MEMORY = 0, 1
 _NEVER = np.iinfo(np.int64).max
@@ -33,7 +34,14 @@ _COLUMNS = {  # name: (dtype, fill)
     "status": (np.int8, -1), "created": (np.int64, 0), "valid_from": (np.int64, 0),
     "valid_to": (np.int64, _NEVER), "hidden": (np.bool_, False), "length": (np.float64, 0.0),
     "df": (np.int64, 0), "strength": (np.float64, 1.0),
+    "use_count": (np.int64, 0), "last_used": (np.int64, 0),  # lifecycle: vectorized decay ranking
 }
+
+
+def fold_accents(key: str) -> str:
+    """Strip combining marks: ``"aschenbrödel"`` → ``"aschenbrodel"`` (CJK and other scripts unchanged)."""
+    decomposed = unicodedata.normalize("NFKD", key)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +66,7 @@ class GraphProjection:
         self._cols: dict[str, np.ndarray] = {name: np.full(0, fill, dtype) for name, (dtype, fill) in _COLUMNS.items()}
         self.names: list[str] = []  # memory id or concept key, by node
         self.concept_nodes: dict[str, int] = {}
+        self.folded_keys: dict[str, str] = {}  # accent-folded key → key, only where they differ
         self.concept_kind: dict[int, str] = {}
         self.memory_nodes: dict[str, int] = {}
         self.memory_by_seq: dict[int, int] = {}
@@ -95,7 +104,7 @@ class GraphProjection:
             concepts = conn.execute(text("SELECT seq, key, kind, df FROM concept ORDER BY seq")).all()
             memories = conn.execute(text(
                 "SELECT seq, id, project, kind, status, created_at, valid_from, valid_to, tags, concept_count, "
-                "strength FROM memory ORDER BY seq")).all()
+                "strength, use_count, last_used_at FROM memory ORDER BY seq")).all()
             mentions = np.array(conn.execute(text("SELECT memory_seq, concept_seq, weight FROM mention")).all(),
                                 dtype=np.float64).reshape(-1, 3)
             edges = conn.execute(text("SELECT a_seq, b_seq, count FROM concept_edge")).all()
@@ -117,27 +126,37 @@ class GraphProjection:
     def _load_concepts(self, concepts: list) -> None:
         nodes = self._add_nodes(len(concepts), (key for _, key, _, _ in concepts), CONCEPT)
         for node, (seq, key, kind, df) in zip(nodes, concepts, strict=True):
-            self.concept_nodes[key] = node
-            self.concept_kind[node] = kind
+            self._add_concept_name(key, node, kind)
             self._cols["seq"][node] = seq
         self._set_df(np.array(list(nodes), dtype=np.int64), np.array([c[3] for c in concepts], dtype=np.int64))
+
+    def _add_concept_name(self, key: str, node: int, kind: str) -> None:
+        self.concept_nodes[key] = node
+        self.concept_kind[node] = kind
+        folded = fold_accents(key)
+        if folded != key:
+            self.folded_keys.setdefault(folded, key)
 
     def _load_memories(self, memories: list) -> None:
         import json
 
         nodes = self._add_nodes(len(memories), (m[1] for m in memories), MEMORY)
-        for node, (seq, mid, project, kind, status, created, vfrom, vto, tags, length, strength) in zip(
-                nodes, memories, strict=True):
+        for node, (seq, mid, project, kind, status, created, vfrom, vto, tags, _length, strength,
+                   *use) in zip(nodes, memories, strict=True):
             self.memory_nodes[mid] = node
             self.memory_by_seq[seq] = node
-            self._set_memory_columns(node, seq, project, kind, status, created, vfrom, vto, length, strength)
+            # length starts at 0: _add_mention_edges counts one per mention, exactly as apply_batch
+            # does, so a reloaded projection scores like the incrementally maintained one.
+            self._set_memory_columns(node, seq, project, kind, status, created, vfrom, vto, 0.0, strength,
+                                     *use)
             parsed = json.loads(tags) if isinstance(tags, str) else tags
             if parsed:
                 self.tags[node] = frozenset(parsed)
         self.memory_count += len(memories)
 
     def _set_memory_columns(self, node: int, seq: int, project: str | None, kind: str, status: str,
-                            created: int, vfrom: int, vto: int | None, length: float, strength: float) -> None:
+                            created: int, vfrom: int, vto: int | None, length: float, strength: float,
+                            use_count: int = 0, last_used: int = 0) -> None:
         c = self._cols
         c["seq"][node] = seq
         c["project"][node] = self.code("project", project)
@@ -146,6 +165,7 @@ class GraphProjection:
         c["created"][node], c["valid_from"][node] = created, vfrom
         c["valid_to"][node] = _NEVER if vto is None else vto
         c["length"][node], c["strength"][node] = length, strength
+        c["use_count"][node], c["last_used"][node] = use_count, last_used
 
     # -- following writes -----------------------------------------------------------------------
     def apply_batch(self, batch: StoredBatch) -> None:
@@ -154,8 +174,7 @@ class GraphProjection:
             new = [rec for rec in batch.concepts.values() if rec.key not in self.concept_nodes]
             nodes = self._add_nodes(len(new), (rec.key for rec in new), CONCEPT)
             for node, rec in zip(nodes, new, strict=True):
-                self.concept_nodes[rec.key] = node
-                self.concept_kind[node] = rec.kind
+                self._add_concept_name(rec.key, node, rec.kind)
                 self._cols["seq"][node] = rec.seq
             touched = [self.concept_nodes[rec.key] for rec in batch.concepts.values()]
             self._set_df(np.array(touched, dtype=np.int64),
@@ -187,11 +206,32 @@ class GraphProjection:
             self._add_relation_edge(relation.source_id, relation.target_id, relation.type,
                                     relation.confidence, relation.status)
 
+    def retract_relation(self, relation: Relation) -> None:
+        """Take back the edge :meth:`apply_relation` added for ``relation`` as it was (before a revision,
+        an ignore or a delete). Hidden flags are not touched: the caller resets them with
+        :meth:`set_hidden`, because another judged relation may still hide the same memory."""
+        semantics = RELATION_TYPES.get(relation.type)
+        with self.lock:
+            source, target = self.memory_nodes.get(relation.source_id), self.memory_nodes.get(relation.target_id)
+            if semantics is None or source is None or target is None or relation.status == "ignored":
+                return
+            weight = self.settings.relation_weight * semantics.spread * relation.confidence
+            if weight > 0:
+                self.graph.remove_edges([source, target], [target, source], [weight, weight])
+
+    def set_hidden(self, memory_id: str, hidden: bool) -> None:
+        """Set whether a judged relation hides ``memory_id`` from default recall."""
+        with self.lock:
+            node = self.memory_nodes.get(memory_id)
+            if node is not None:
+                self._cols["hidden"][node] = hidden
+
     def _write_memory(self, node: int, seq: int, memory: Memory) -> None:
         self._set_memory_columns(
             node, seq, memory.project, memory.kind, memory.status, to_ms(memory.created_at),
             to_ms(memory.valid_from), None if memory.valid_to is None else to_ms(memory.valid_to),
-            float(self._cols["length"][node]) or 0.0, memory.strength)
+            float(self._cols["length"][node]) or 0.0, memory.strength,
+            memory.use_count, to_ms(memory.last_used_at))
         if memory.tags:
             self.tags[node] = frozenset(memory.tags)
 
@@ -203,8 +243,11 @@ class GraphProjection:
         self.graph.set_spread_scale(nodes, np.minimum(1.0, cap / np.maximum(df, 1)))
 
     def _add_mention_edges(self, m_nodes: IntArray, c_nodes: IntArray, weights: FloatArray) -> None:
+        # Memory → concept carries the salience; concept → memory carries salienceᵉ, so a concept
+        # sends more of its activation to memories it is central to (a title, a phrase head).
+        routed = np.power(weights, self.settings.topic_exponent)
         self.graph.add_edges(np.concatenate([m_nodes, c_nodes]), np.concatenate([c_nodes, m_nodes]),
-                             np.concatenate([weights, weights]))
+                             np.concatenate([weights, routed]))
         np.add.at(self._cols["length"], m_nodes, 1.0)
 
     def _add_cooccurrence(self, updates: list[tuple[int, int, int, int]]) -> None:

@@ -1,0 +1,180 @@
+"""Pure conflict detection between two memories that share specific concepts.
+
+KiroGraph's scan queries full-text search with the first eight words of each observation, which
+finds near-duplicates, not contradictions: "Always run migrations in a transaction" and "Never wrap
+Alembic migration scripts in transactions" share almost no words. Here the caller brings pairs that
+share at least one *specific* concept (through the concept graph), and this module decides whether
+they disagree, and how:
+
+- **polarity**: one side is for a shared concept, the other against it ("use X" / "don't use X",
+  always / never, should / shouldn't, enable / disable, "Y instead of X");
+- **topic_key**: two current memories claim the same topic key with different content;
+- **value**: the same shared concept carries different numbers or versions ("limit is 100" / "500");
+- **choice**: both choose something for the same subject, and the choices differ;
+- **outcome**: one reports success and the other failure about the same things.
+
+Every candidate has a score in (0, 1] and a reason that quotes the cue, so an agent can judge it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from graphmem.core.polarity import CUE_WORDS, find_cues, outcome_of, polarity_at, values_near
+
+__all__ = ["BASE_SCORE", "ClaimText", "ConflictCandidate", "detect_conflict", "pair_key", "rank_conflicts"]
+
+# How much each signal alone says "these two disagree": an explicit for/against on one shared concept
+# is the strongest; a shared topic key with different text nearly so; outcome words are the weakest
+# (an error report and its later fix also differ in outcome).
+BASE_SCORE = {"polarity": 0.9, "topic_key": 0.85, "value": 0.75, "choice": 0.55, "outcome": 0.5}
+_EVIDENCE_DECAY = 0.4  # score factor 1 - 0.4^n for n shared specific concepts: 0.6, 0.84, 0.94, ...
+_CHOICE_KINDS = frozenset({"entity", "identifier"})
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimText:
+    """One memory as conflict detection sees it.
+
+    ``concepts`` maps each concept key to the character offset of its first occurrence in ``text``;
+    ``kinds`` maps concept keys to their kind (entity, identifier, phrase, term, part).
+    """
+
+    id: str
+    text: str
+    created_ms: int
+    concepts: Mapping[str, int] = field(default_factory=dict)
+    kinds: Mapping[str, str] = field(default_factory=dict)
+    topic_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictCandidate:
+    """A scored pair (``a_id < b_id``) that may contradict, with the strongest signal and a reason."""
+
+    a_id: str
+    b_id: str
+    score: float
+    kind: str
+    reason: str
+    shared: tuple[str, ...]
+    newer_id: str
+    signals: tuple[str, ...] = ()
+
+
+def pair_key(a: str, b: str) -> tuple[str, str]:
+    """The unordered pair as a sorted tuple (the identity of a candidate)."""
+    return (a, b) if a <= b else (b, a)
+
+
+def detect_conflict(a: ClaimText, b: ClaimText, specificity: Mapping[str, float]) -> ConflictCandidate | None:
+    """Compare two memories; ``specificity`` holds the concepts specific enough to count (key → weight).
+
+    >>> spec = {"postgresql": 2.0, "session": 1.5}
+    >>> a = ClaimText("m1", "Always use PostgreSQL for sessions", 1, {"postgresql": 11, "session": 26})
+    >>> b = ClaimText("m2", "Never keep sessions in PostgreSQL", 2, {"session": 11, "postgresql": 23})
+    >>> found = detect_conflict(a, b, spec)
+    >>> found.kind, found.newer_id, round(found.score, 3)
+    ('polarity', 'm2', 0.756)
+    """
+    if a.id == b.id or _normal(a.text) == _normal(b.text):
+        return None
+    shared = sorted((key for key in a.concepts.keys() & b.concepts.keys()
+                     if key in specificity and key not in CUE_WORDS),
+                    key=lambda key: (-specificity[key], key))
+    found: list[tuple[float, str, str]] = []
+    if a.topic_key and a.topic_key == b.topic_key:
+        found.append((BASE_SCORE["topic_key"], "topic_key", f"both claim topic key {a.topic_key!r}"))
+    if shared:
+        found += _signals(a, b, shared)
+    if not found:
+        return None
+    score, kind, reason = max(found, key=lambda item: item[0])
+    evidence = 1 - _EVIDENCE_DECAY ** max(len(shared), 1)
+    first, second = pair_key(a.id, b.id)
+    newer = a.id if (a.created_ms, a.id) > (b.created_ms, b.id) else b.id
+    return ConflictCandidate(first, second, round(score * evidence, 4), kind, reason, tuple(shared), newer,
+                             tuple(dict.fromkeys(k for _, k, _ in sorted(found, reverse=True))))
+
+
+def _signals(a: ClaimText, b: ClaimText, shared: list[str]) -> list[tuple[float, str, str]]:
+    found = []
+    for detector in (_polarity, _value, _choice, _outcome):
+        signal = detector(a, b, shared)
+        if signal is not None:
+            found.append(signal)
+    return found
+
+
+def _polarity(a: ClaimText, b: ClaimText, shared: list[str]) -> tuple[float, str, str] | None:
+    cues_a, cues_b = find_cues(a.text, a.concepts.values()), find_cues(b.text, b.concepts.values())
+    for key in shared:
+        sign_a, cue_a = polarity_at(a.text, a.concepts[key], cues_a)
+        sign_b, cue_b = polarity_at(b.text, b.concepts[key], cues_b)
+        if sign_a * sign_b == -1 and cue_a and cue_b:
+            return (BASE_SCORE["polarity"], "polarity",
+                    f"{a.id} says {cue_a.text!r} about {key!r} where {b.id} says {cue_b.text!r}")
+    return None
+
+
+def _value(a: ClaimText, b: ClaimText, shared: list[str]) -> tuple[float, str, str] | None:
+    for key in shared:
+        values_a, values_b = values_near(a.text, a.concepts[key]), values_near(b.text, b.concepts[key])
+        if values_a and values_b and not values_a & values_b:
+            return (BASE_SCORE["value"], "value",
+                    f"{key!r} is {', '.join(sorted(values_a))} in {a.id} but {', '.join(sorted(values_b))} "
+                    f"in {b.id}")
+    return None
+
+
+def _choice(a: ClaimText, b: ClaimText, shared: list[str]) -> tuple[float, str, str] | None:
+    subjects = [key for key in shared if a.kinds.get(key) not in _CHOICE_KINDS]
+    if len(subjects) < 2:  # one shared word is too little to call two choices rivals
+        return None
+    chosen_a, chosen_b = _chosen(a, b), _chosen(b, a)
+    if chosen_a and chosen_b:
+        return (BASE_SCORE["choice"], "choice",
+                f"for {subjects[0]!r}, {a.id} chooses {chosen_a[0]!r} and {b.id} chooses {chosen_b[0]!r}")
+    return None
+
+
+def _chosen(side: ClaimText, other: ClaimText) -> list[str]:
+    """Entities or identifiers ``side`` is for (positive clause) that ``other`` never mentions."""
+    cues = find_cues(side.text, side.concepts.values())
+    return sorted(key for key, offset in side.concepts.items()
+                  if side.kinds.get(key) in _CHOICE_KINDS and key not in other.concepts
+                  and polarity_at(side.text, offset, cues)[0] == 1)
+
+
+def _outcome(a: ClaimText, b: ClaimText, shared: list[str]) -> tuple[float, str, str] | None:
+    if len(shared) < 2:
+        return None
+    (sign_a, word_a), (sign_b, word_b) = outcome_of(a.text), outcome_of(b.text)
+    if sign_a * sign_b == -1:
+        return (BASE_SCORE["outcome"], "outcome",
+                f"{a.id} reports {word_a!r} and {b.id} reports {word_b!r} about {', '.join(shared[:3])}")
+    return None
+
+
+def rank_conflicts(candidates: Iterable[ConflictCandidate], settled: Iterable[tuple[str, str]] = (),
+                   limit: int | None = None) -> list[ConflictCandidate]:
+    """Best candidates first, one per pair, without the ``settled`` pairs (already related, judged or
+    ignored: never re-proposed).
+
+    >>> c = ConflictCandidate("a", "b", 0.5, "value", "r", ("x",), "b")
+    >>> rank_conflicts([c], settled=[("b", "a")])
+    []
+    """
+    excluded = {pair_key(*pair) for pair in settled}
+    best: dict[tuple[str, str], ConflictCandidate] = {}
+    for candidate in candidates:
+        key = (candidate.a_id, candidate.b_id)
+        if key not in excluded and (key not in best or candidate.score > best[key].score):
+            best[key] = candidate
+    ordered = sorted(best.values(), key=lambda c: (-c.score, c.a_id, c.b_id))
+    return ordered if limit is None else ordered[:limit]
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split())

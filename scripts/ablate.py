@@ -1,0 +1,111 @@
+"""Retrieval ablations: one indexed store per dataset, many recall configurations over it.
+
+    python scripts/ablate.py                 # the table in docs/retrieval.md
+    python scripts/ablate.py --only default no-activation
+
+Index-time choices (co-occurrence edges, hub cap) take effect when the projection is rebuilt from
+the rows, so every configuration re-opens the same database with its own Settings: parsing and
+storage happen once per dataset, the graph projection once per configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from retrieval_eval import BM25Baseline, load_dataset  # noqa: E402
+from retrieval_eval.metrics import all_recall_at, recall_at  # noqa: E402
+
+from graphmem import MemoryService, Settings  # noqa: E402
+
+CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "no-activation (BM25 leg only)": {"fusion": {"activation_weight": 0.0}},
+    "activation only": {"fusion": {"bm25_weight": 0.0}},
+    "hop-limited spreading": {"activation": {"method": "hops"}},
+    "no seed specificity": {"activation": {"specificity": False}},
+    "no hub cap": {"activation": {"hub_cap": 10**9}},
+    "no co-occurrence edges": {"activation": {"cooccurrence": False}},
+    "no length normalization": {"activation": {"length_norm": 0.0}},
+    "weighted-sum fusion": {"fusion": {"method": "weighted"}},
+    "fusion bm25:activation 2:1": {"fusion": {"bm25_weight": 2.0}},
+    "fusion bm25:activation 1:2": {"fusion": {"activation_weight": 2.0}},
+    "topic exponent 2": {"activation": {"topic_exponent": 2.0}},
+    "topic exponent 4": {"activation": {"topic_exponent": 4.0}},
+    "alpha 0.3": {"activation": {"alpha": 0.3}},
+    "no bridge": {"fusion": {"bridge_weight": 0.0}},
+    "bridge weight 1": {"fusion": {"bridge_weight": 1.0}},
+    "bridge weight 0.25": {"fusion": {"bridge_weight": 0.25}},
+    "bridge sources 1": {"fusion": {"bridge_sources": 1}},
+    "bridge sources 5": {"fusion": {"bridge_sources": 5}},
+
+    "alpha 0.7": {"activation": {"alpha": 0.7}},
+}
+
+
+def evaluate(service: MemoryService, title_of: dict[str, str], questions: list[Any], mode: str) -> dict[str, float]:
+    totals = {"R@2": 0.0, "R@5": 0.0, "AR@2": 0.0, "AR@5": 0.0}
+    started = time.perf_counter()
+    for question in questions:
+        if mode == "search":
+            ids = [h.id for h in service.search(question.question, limit=15).hits]
+        else:
+            ids = [m.id for m in service.associate(question.question, max_results=15).memories]
+        ranked = list(dict.fromkeys(title_of[i] for i in ids))
+        for k in (2, 5):
+            totals[f"R@{k}"] += recall_at(ranked, question.gold_titles, k)
+            totals[f"AR@{k}"] += all_recall_at(ranked, question.gold_titles, k)
+    result = {name: value / len(questions) for name, value in totals.items()}
+    result["ms"] = 1000 * (time.perf_counter() - started) / len(questions)
+    return result
+
+
+def bm25_row(dataset: Any) -> dict[str, float]:
+    baseline = BM25Baseline()
+    baseline.index(dataset.passages)
+    totals = {"R@2": 0.0, "R@5": 0.0, "AR@2": 0.0, "AR@5": 0.0}
+    for question in dataset.questions:
+        ranked = baseline.retrieve(question.question, 10)
+        for k in (2, 5):
+            totals[f"R@{k}"] += recall_at(ranked, question.gold_titles, k)
+            totals[f"AR@{k}"] += all_recall_at(ranked, question.gold_titles, k)
+    return {name: value / len(dataset.questions) for name, value in totals.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", help="configuration names (prefix match)")
+    parser.add_argument("--datasets", nargs="+", default=["musique", "hotpotqa"])
+    parser.add_argument("--modes", nargs="+", default=["search", "associate"])
+    args = parser.parse_args()
+    configs = {n: c for n, c in CONFIGS.items() if not args.only or any(n.startswith(o) for o in args.only)}
+    print("| dataset | configuration | mode | R@2 | R@5 | AR@2 | AR@5 | ms/query |\n|---|---|---|---|---|---|---|---|")
+    for name in args.datasets:
+        dataset = load_dataset(name)
+        bm = bm25_row(dataset)
+        print(f"| {name} | BM25 baseline (same run) | - | {bm['R@2']:.3f} | {bm['R@5']:.3f} | {bm['AR@2']:.3f} "
+              f"| {bm['AR@5']:.3f} | - |", flush=True)
+        with tempfile.TemporaryDirectory() as scratch:
+            db = str(Path(scratch) / f"{name}.db")
+            indexer = MemoryService(Settings.load(environ={}, db=db))
+            results = indexer.store_many([{"content": f"{p.title}\n{p.text}"} for p in dataset.passages])
+            title_of = {r.id: p.title for r, p in zip(results, dataset.passages, strict=True)}
+            indexer.close()
+            for config_name, overrides in configs.items():
+                service = MemoryService(Settings.load(environ={}, db=db, **overrides))
+                for mode in args.modes:
+                    row = evaluate(service, title_of, dataset.questions, mode)
+                    print(f"| {name} | {config_name} | {mode} | {row['R@2']:.3f} | {row['R@5']:.3f} | "
+                          f"{row['AR@2']:.3f} | {row['AR@5']:.3f} | {row['ms']:.1f} |", flush=True)
+                service.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
