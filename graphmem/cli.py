@@ -6,6 +6,7 @@ Every command prints readable text, or JSON with ``--json``. Errors print one li
 from __future__ import annotations
 
 import argparse
+import atexit
 import dataclasses
 import json
 import sys
@@ -13,6 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from graphmem.cli_lifecycle import LIFECYCLE_COMMANDS, add_lifecycle_arguments
+from graphmem.cli_relations import RELATION_COMMANDS
+from graphmem.cli_relations import add_arguments as add_relation_arguments
 from graphmem.errors import GraphmemError
 from graphmem.settings import Settings
 
@@ -25,7 +29,9 @@ def _service(args: argparse.Namespace) -> Any:
     from graphmem.service import MemoryService
 
     overrides = {"db": args.db} if args.db else {}
-    return MemoryService(Settings.load(**overrides))
+    service = MemoryService(Settings.load(**overrides))
+    atexit.register(service.close)  # one-shot commands still persist their metrics (docs/lifecycle.md)
+    return service
 
 
 def _emit(args: argparse.Namespace, value: Any, render: Callable[[Any], str]) -> None:
@@ -111,16 +117,22 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> None:
-    """Export the store: lossless JSONL, or the graph as networkx node-link JSON."""
+    """Export the store (lossless JSONL) or the graph: node-link, GraphML, GEXF, Cypher, CSV, DOT or HTML."""
     service = _service(args)
+    scope = _export_scope(args)
+    if args.format == "csv":
+        paths = service.exports.write_csv(Path(args.output), scope)
+        print(f"exported {paths[0]} and {paths[1]}", file=sys.stderr)
+        return
     out = open(args.output, "w", encoding="utf-8") if args.output != "-" else sys.stdout  # noqa: SIM115
     try:
         if args.format == "jsonl":
             count = service.export_jsonl(out)
             message = f"exported {count} records"
         else:
-            service.export_node_link(out, project=args.project, as_of=args.as_of)
-            message = "exported node-link graph"
+            graph = service.exports.write(args.format, out, scope).graph
+            message = (f"exported {args.format}: {graph.number_of_nodes()} nodes, "
+                       f"{graph.number_of_edges()} edges")
     finally:
         if out is not sys.stdout:
             out.close()
@@ -129,8 +141,10 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_stats(args: argparse.Namespace) -> None:
-    """Counts of memories, concepts, edges and relations."""
-    _emit(args, _service(args).status(), lambda s: "\n".join(f"{k}: {v}" for k, v in s.items()))
+    """Counts by kind, degree distribution, top concepts, components, orphans and communities."""
+    from graphmem.service.stats import render_stats
+
+    _emit(args, _service(args).status(), render_stats)
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
@@ -146,10 +160,38 @@ COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], None], str]] = {
     "search": (cmd_search, 'graphmem search "session storage" --project web --json'),
     "associate": (cmd_associate, 'graphmem associate "retry webhooks" --mode composition'),
     "import": (cmd_import, "graphmem import data/observations.jsonl"),
-    "export": (cmd_export, "graphmem export --format jsonl -o backup.jsonl"),
+    "export": (cmd_export, 'graphmem export --format html --query "retry webhooks" --hops 2 -o graph.html'),
     "stats": (cmd_stats, "graphmem stats --json"),
     "demo": (cmd_demo, "graphmem demo"),
+    **LIFECYCLE_COMMANDS,  # touch, forget, restore, correct, history, review, promote, gc, prune, sessions, metrics
+    **RELATION_COMMANDS,  # relate, conflicts, fact, chain, capture, lint
 }
+
+
+def _export_arguments(export: argparse.ArgumentParser) -> None:
+    """The export command's options (docs/export.md)."""
+    formats = ["jsonl", "node-link", "graphml", "gexf", "cypher", "csv", "dot", "html"]
+    export.add_argument("--format", default="jsonl", choices=formats)
+    export.add_argument("-o", "--output", default="-", help="file, or a directory for csv (default: stdout)")
+    export.add_argument("--project", help="only this project's memories")
+    export.add_argument("--as-of", help="the time slice: memories valid at this instant")
+    export.add_argument("--query", help="the subgraph this query activates (what memory_associate returns)")
+    export.add_argument("--hops", type=int, default=1, help="with --query: hops around activated memories")
+    export.add_argument("--max-results", type=int, default=10, help="with --query: activated memories")
+
+
+def _export_scope(args: argparse.Namespace) -> Any:
+    from graphmem.errors import InvalidInput
+    from graphmem.service.export import ExportScope
+
+    scoped = args.project or args.as_of or args.query
+    if args.format == "jsonl" and scoped:
+        raise InvalidInput("jsonl is the lossless backup of the whole store; --project/--as-of/--query "
+                           "apply to the graph formats")
+    if args.format == "csv" and args.output == "-":
+        raise InvalidInput("csv writes nodes.csv and edges.csv: name a directory with -o")
+    return ExportScope(project=args.project, as_of=args.as_of, query=args.query, hops=args.hops,
+                       max_results=args.max_results)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -181,11 +223,9 @@ def build_parser() -> argparse.ArgumentParser:
     parsers["associate"].add_argument("--mode", choices=["recall", "composition"], default="recall")
     parsers["associate"].add_argument("--min-coverage", type=float, default=0.7)
     parsers["import"].add_argument("file")
-    export = parsers["export"]
-    export.add_argument("--format", choices=["jsonl", "node-link"], default="jsonl")
-    export.add_argument("-o", "--output", default="-")
-    export.add_argument("--project")
-    export.add_argument("--as-of")
+    _export_arguments(parsers["export"])
+    add_lifecycle_arguments(parsers)
+    add_relation_arguments(parsers)
     for p in parsers.values():  # accept --json/--db after the subcommand too
         p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
         p.add_argument("--db", default=argparse.SUPPRESS, help="SQLite path or database URL")
@@ -197,6 +237,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         COMMANDS[args.command][0](args)
     except GraphmemError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as error:  # a missing, unreadable or non-UTF-8 file named on the line
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0

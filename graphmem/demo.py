@@ -43,13 +43,18 @@ def run_demo(data_dir: Path, *, db: str | None = None, as_json: bool = False) ->
 def _run_query(service: MemoryService, console: Console, entry: dict[str, Any]) -> dict[str, Any]:
     result = service.associate(entry["query"], mode=entry.get("mode", "recall"), project=entry.get("project"),
                                max_results=8)
-    hits = list(result.composition.sources) if result.composition else list(result.memories)
+    hits = list(result.memories)
+    if result.composition:
+        # The cover is made of memories that supply the query's own concepts; the associative hits
+        # that share no keyword follow them, as the recall list ranks them.
+        chosen = {hit.id for hit in result.composition.sources}
+        hits = list(result.composition.sources) + [hit for hit in hits if hit.id not in chosen]
     indirect = [hit for hit in hits if not hit.direct]
     console.rule(f"[bold cyan]{entry.get('mode', 'recall')}[/]: {entry['query']}")
     _print_header(console, result)
     for rank, hit in enumerate(hits, start=1):
         marker = "[green]★ no shared keyword[/]" if not hit.direct else ""
-        console.print(f" {rank}. {hit.activation_score:.4f} [dim]{hit.id}[/] [{hit.type}] {hit.content[:110]} {marker}")
+        console.print(f" {rank}. {hit.activation_score:.4f} [dim]{hit.id}[/] \\[{hit.type}] {hit.content[:110]} {marker}")
         if not hit.direct:
             console.print(f"      [green]found via[/] {', '.join(hit.concepts[:4])}: it shares these concepts with "
                           "memories that match the query, so activation reached it in two hops")
@@ -59,7 +64,7 @@ def _run_query(service: MemoryService, console: Console, entry: dict[str, Any]) 
                       f"; gaps: {', '.join(comp.gaps) or 'none'}; conflicts: {len(comp.conflicts)}")
     expected = entry.get("expect_no_keyword_hit")
     found = next((hit for hit in hits if hit.content == expected), None)
-    return {"query": entry["query"], "mode": entry.get("mode", "recall"),
+    return {"query": entry["query"], "mode": entry.get("mode", "recall"), "hit_count": len(hits),
             "indirect_hits": [_brief(hit) for hit in indirect],
             "expected_found": found is not None, "expected_rank": hits.index(found) + 1 if found else None}
 

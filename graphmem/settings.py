@@ -39,8 +39,8 @@ class ActivationSettings(BaseModel):
     cooccurrence_weight: float = Field(0.3, ge=0.0)
     cooccurrence_saturation: float = Field(2.0, gt=0.0, description="w(n) = n / (n + k): bounded, monotone")
     relation_weight: float = Field(1.0, ge=0.0)
-    length_norm: float = Field(0.5, ge=0.0, le=2.0, description="memory score / n_conceptsᵉ")
-    topic_exponent: float = Field(1.0, ge=0.0, le=8.0,
+    length_norm: float = Field(0.25, ge=0.0, le=2.0, description="memory score / n_conceptsᵉ")
+    topic_exponent: float = Field(2.0, ge=0.0, le=8.0,
                                   description="concept → memory edge = salienceᵉ: routes activation to memories "
                                               "a concept is central to")
 
@@ -55,7 +55,7 @@ class FusionSettings(BaseModel):
     activation_weight: float = Field(1.0, ge=0.0)
     rrf_k: float = Field(60.0, gt=0.0)
     candidates: int = Field(100, ge=1, le=10_000, description="candidates taken from each ranker before fusion")
-    bridge_weight: float = Field(0.5, ge=0.0, description="RRF weight of the second-hop (bridge) ranking")
+    bridge_weight: float = Field(2.0, ge=0.0, description="RRF weight of the second-hop (bridge) ranking")
     bridge_sources: int = Field(3, ge=1, le=20, description="best first-pass hits whose entities seed the bridge")
 
 

@@ -10,7 +10,7 @@ from nlp.identifiers import TokenClass
 from nlp.matchers import MultiTokenIdentifier
 from nlp.names import NameSpan, find_names
 from nlp.normalize import normalize_key
-from nlp.phrases import find_phrases
+from nlp.phrases import find_phrase_runs, sub_phrases
 from nlp.salience import Occurrence
 
 __all__ = ["find_occurrences"]
@@ -18,11 +18,13 @@ __all__ = ["find_occurrences"]
 _IDENTIFIER_CLASSES = frozenset({TokenClass.IDENTIFIER, TokenClass.URL})
 _CURRENCY = frozenset("$€£¥")
 # A bare "3.5" followed by one of these is a quantity, not a version.
-_QUANTITY_WORDS = frozenset(
-    {"%", "million", "billion", "trillion", "thousand", "hundred", "percent", "times", "x", "ms", "s", "sec",
-     "second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "year", "years", "km", "kg", "mb",
-     "gb", "kb", "tb", "point", "points", "per"}
-)
+# fmt: off
+_QUANTITY_WORDS = frozenset({
+    "%", "million", "billion", "trillion", "thousand", "hundred", "percent", "times", "x", "ms", "s", "sec",
+    "second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "year", "years", "km", "kg",
+    "mb", "gb", "kb", "tb", "point", "points", "per",
+})
+# fmt: on
 _MAX_TITLE_TOKENS = 12  # a longer first line is a sentence that lacks its period, not a title
 _TITLE_BREAKERS = frozenset(".!?:;,")
 _ENUMERATION_RE = re.compile(r"\d+[.)]\s")
@@ -47,7 +49,7 @@ def find_occurrences(
     max_phrase_words : int
         Longest rule-based phrase.
     model_phrases, model_names : iterables
-        Extra phrase and name spans from a trained pipeline (noun chunks, entities).
+        Extra phrase runs and name spans from a trained pipeline (noun chunks, entities).
 
     Returns
     -------
@@ -59,12 +61,13 @@ def find_occurrences(
     names = [*find_names(view, leading_topic=title_end < 0), *model_names]
     occurrences = _name_occurrences(view, names)
     named_spans = {(name.first, name.last) for name in names}
-    phrases = dict.fromkeys([*find_phrases(view, max_phrase_words), *model_phrases])
-    heads = set()
+    runs = dict.fromkeys([*find_phrase_runs(view), *model_phrases])
+    heads = {run[-1] for run in runs if (run[0], run[-1]) not in named_spans}
+    phrases = dict.fromkeys(phrase for run in runs for phrase in sub_phrases(run, max_phrase_words))
+    name_of = {index: name for name in names if len(name.words) > 1 for index in name.words}
     for words in phrases:
-        if (words[0], words[-1]) not in named_spans:
+        if (words[0], words[-1]) not in named_spans and not _cuts_a_name(words, name_of):
             occurrences.append(_phrase_occurrence(view, words))
-            heads.add(words[-1])
     occurrences.extend(_token_occurrences(view, heads))
     for match in multi_token:
         occurrences.extend(_multi_token_occurrences(view, match))
@@ -85,16 +88,39 @@ def _name_occurrences(view: DocView, names: Sequence[NameSpan]) -> list[Occurren
         key = normalize_key(surface)
         parts = tuple(dict.fromkeys(view.term_keys[i] or view.infos[i].key for i in name.words))
         occurrences.append(
-            Occurrence(key, surface, "entity", view.starts[name.first], view.end(name.last),
-                       view.sentences.ids[name.first], is_title=name.is_title, parts=parts)
+            Occurrence(
+                key,
+                surface,
+                "entity",
+                view.starts[name.first],
+                view.end(name.last),
+                view.sentences.ids[name.first],
+                is_title=name.is_title,
+                parts=parts,
+            )
         )
     return occurrences
 
 
+def _cuts_a_name(words: tuple[int, ...], name_of: dict[int, NameSpan]) -> bool:
+    """Whether a phrase holds only part of a multi-word name ("engineer Gustave" of "Gustave Eiffel")."""
+    first, last = words[0], words[-1]
+    return any(
+        name.first < first or name.last > last for name in (name_of.get(index) for index in words) if name
+    )
+
+
 def _phrase_occurrence(view: DocView, words: tuple[int, ...]) -> Occurrence:
     keys = [view.term_keys[index] for index in words]
-    return Occurrence(" ".join(keys), view.surface(words[0], words[-1]), "phrase", view.starts[words[0]],
-                      view.end(words[-1]), view.sentences.ids[words[0]], parts=tuple(dict.fromkeys(keys)))
+    return Occurrence(
+        " ".join(keys),
+        view.surface(words[0], words[-1]),
+        "phrase",
+        view.starts[words[0]],
+        view.end(words[-1]),
+        view.sentences.ids[words[0]],
+        parts=tuple(dict.fromkeys(keys)),
+    )
 
 
 def _token_occurrences(view: DocView, heads: set[int]) -> list[Occurrence]:
@@ -104,16 +130,37 @@ def _token_occurrences(view: DocView, heads: set[int]) -> list[Occurrence]:
     for index, info in enumerate(view.infos):
         start = starts[index]
         if info.is_content:
-            occurrences.append(Occurrence(term_keys[index], info.text, "term", start, start + len(info.text),
-                                          sentence_ids[index], index in heads))
+            occurrences.append(
+                Occurrence(
+                    term_keys[index],
+                    info.text,
+                    "term",
+                    start,
+                    start + len(info.text),
+                    sentence_ids[index],
+                    index in heads,
+                )
+            )
         elif info.cls in _IDENTIFIER_CLASSES or (info.cls is TokenClass.DECIMAL and _is_version(view, index)):
             sentence = sentence_ids[index]
-            occurrences.append(Occurrence(info.key, info.text, "identifier", start, start + len(info.text),
-                                          sentence, parts=info.part_keys))
+            occurrences.append(
+                Occurrence(
+                    info.key,
+                    info.text,
+                    "identifier",
+                    start,
+                    start + len(info.text),
+                    sentence,
+                    parts=info.part_keys,
+                )
+            )
             for part in info.parts:
                 part_start = start + part.offset
-                occurrences.append(Occurrence(part.key, part.surface, "part", part_start,
-                                              part_start + len(part.surface), sentence))
+                occurrences.append(
+                    Occurrence(
+                        part.key, part.surface, "part", part_start, part_start + len(part.surface), sentence
+                    )
+                )
     return occurrences
 
 
@@ -139,11 +186,21 @@ def _multi_token_occurrences(view: DocView, match: MultiTokenIdentifier) -> list
             parts.append(info.key)
         elif info.cls is TokenClass.NUMBER and not match.is_command:
             parts.append(info.key)
-            occurrences.append(Occurrence(info.key, info.text, "part", view.starts[index], view.end(index),
-                                          sentence))
+            occurrences.append(
+                Occurrence(info.key, info.text, "part", view.starts[index], view.end(index), sentence)
+            )
     key = normalize_key(surface)
-    occurrences.append(Occurrence(key, surface, "identifier", view.starts[match.start], view.end(match.end - 1),
-                                  sentence, parts=tuple(dict.fromkeys(parts))))
+    occurrences.append(
+        Occurrence(
+            key,
+            surface,
+            "identifier",
+            view.starts[match.start],
+            view.end(match.end - 1),
+            sentence,
+            parts=tuple(dict.fromkeys(parts)),
+        )
+    )
     return occurrences
 
 
@@ -154,8 +211,10 @@ def _title_line_end(view: DocView) -> int:
     # Bullets ("- item", "1. item") and sentences are not titles.
     if not line or not line[0].isalnum() or line[-1] in _TITLE_BREAKERS or _ENUMERATION_RE.match(line):
         return -1
-    tokens = sum(1 for start, info in zip(view.starts, view.infos, strict=True)
-                 if start < newline and info.cls is not TokenClass.SPACE)
+    in_line = [info for start, info in zip(view.starts, view.infos, strict=True) if start < newline]
+    tokens = sum(1 for info in in_line if info.cls is not TokenClass.SPACE)
+    if not any(info.is_content or info.cls in _IDENTIFIER_CLASSES for info in in_line):
+        return -1  # "0/" or "---" names nothing
     return newline if 0 < tokens <= _MAX_TITLE_TOKENS else -1
 
 

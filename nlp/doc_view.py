@@ -1,7 +1,8 @@
 """A flat, per-Doc view of the token facts the candidate rules read.
 
 Reading token attributes through spaCy's Python API costs a fraction of a microsecond each; the rules look at
-each token several times, so we pull everything into plain lists once (one ``to_array`` call) and work on those.
+each token several times, so we pull everything into plain lists once (one ``to_array`` call) and work on
+those.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from spacy.attrs import IDX, ORTH, SPACY
+from spacy.attrs import IDX, ORTH
 from spacy.tokens import Doc
 
 from nlp.identifiers import TokenClass
@@ -31,12 +32,11 @@ class DocView:
         Cached facts per token.
     starts : list of int
         Character offset of each token.
-    spaced : list of bool
-        Whether whitespace follows each token.
     sentences : Sentences
         Sentence index per token.
     blocked : set of int
-        Tokens inside a multi-token identifier (a command or status code); phrases and names do not cross them.
+        Tokens inside a multi-token identifier (a command or status code); phrases and names do not cross
+        them.
     term_keys : list of str
         The key each content word contributes (its lemma, or its lower-cased form inside a name).
     """
@@ -44,7 +44,6 @@ class DocView:
     text: str
     infos: list[TokenInfo]
     starts: list[int]
-    spaced: list[bool]
     sentences: Sentences
     blocked: set[int] = field(default_factory=set)
     term_keys: list[str] = field(default_factory=list)
@@ -73,10 +72,9 @@ class DocView:
         """Whether token ``index`` is a hyphen written inside a word ("real-time")."""
         return (
             self.infos[index].text == "-"
-            and not self.spaced[index]
-            and index > 0
-            and not self.spaced[index - 1]
-            and index + 1 < len(self.infos)
+            and 0 < index < len(self.infos) - 1
+            and self.starts[index - 1] + len(self.infos[index - 1].text) == self.starts[index]
+            and self.starts[index + 1] == self.starts[index] + 1
         )
 
 
@@ -95,14 +93,13 @@ def build_doc_view(doc: Doc, text: str, cache: TokenInfoCache, model_starts: Col
         Sentence starts set by a trained parser, if any.
     """
     if len(doc) == 0:
-        return DocView(text, [], [], [], Sentences([], []))
-    orths, starts, spaced = doc.to_array([ORTH, IDX, SPACY]).T.tolist()
+        return DocView(text, [], [], Sentences([], []))
+    orths, starts = doc.to_array([ORTH, IDX]).T.tolist()
     infos = cache.get_all(orths, doc.vocab.strings)
     view = DocView(
         text=text,
         infos=infos,
         starts=starts,
-        spaced=[bool(space) for space in spaced],
         sentences=split_sentences(infos, model_starts),
     )
     view.term_keys = [info.key if info.cls is TokenClass.WORD else "" for info in infos]

@@ -1,8 +1,9 @@
 """Recognize code identifiers inside single tokens and split them into their word parts.
 
-One compiled alternation describes every identifier shape we keep whole. The tokenizer uses it as ``token_match``
-(so "src/app/main.py" or "@scope/pkg" are not cut at the slash) and the extractor uses it to classify each
-distinct token string once (results are cached by the caller, so no regex runs per token occurrence).
+One compiled alternation describes every identifier shape we keep whole. The tokenizer uses it as
+``token_match`` (so "src/app/main.py" or "@scope/pkg" are not cut at the slash) and the extractor uses it to
+classify each distinct token string once (results are cached by the caller, so no regex runs per token
+occurrence).
 """
 
 from __future__ import annotations
@@ -49,14 +50,15 @@ _NUMBER_RE = re.compile(
     re.IGNORECASE,
 )
 _DECIMAL_RE = re.compile(r"\d+\.\d+")
-# "U.S.", "Dr.", "Inc.": spaCy only leaves a period attached for known abbreviations, so such a token is a word
-# ("U.S. Navy", "Apple Inc." are entities) and its period does not end the sentence.
+# "U.S.", "Dr.", "Inc.": spaCy only leaves a period attached for known abbreviations, so such a token is a
+# word ("U.S. Navy", "Apple Inc." are entities) and its period does not end the sentence.
 _ABBREVIATION_RE = re.compile(r"(?:[A-Za-z]\.){2,}|[A-Za-z]+\.")
 # Camel-case pieces: "HTTPServer" -> HTTP, Server; "getUserById" -> get, User, By, Id.
 _ASCII_PIECE_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _UNICODE_PIECE_RE = re.compile(r"[^\W_]+")
 _URL_HOST_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:www\.)?([^/?#:\s]+)", re.IGNORECASE)
-# spaCy's ``like_url`` accepts "main.py" and "os.path.join" (".py" is a country TLD), so URLs need a scheme or "www.".
+# spaCy's ``like_url`` accepts "main.py" and "os.path.join" (".py" is a country TLD), so URLs need a scheme or
+# "www.".
 _URL_RE = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S+", re.IGNORECASE)
 
 
@@ -96,13 +98,18 @@ def classify_token(text: str) -> TokenClass:
     if text.isalpha() or _ABBREVIATION_RE.fullmatch(text) or _is_apostrophe_word(text):
         # Plain words can still be identifiers: "getUserById" and "PostgreSQL" are alphabetic.
         return TokenClass.IDENTIFIER if text.isascii() and IDENTIFIER_RE.fullmatch(text) else TokenClass.WORD
-    if _DECIMAL_RE.fullmatch(text):
-        return TokenClass.DECIMAL
-    if _NUMBER_RE.fullmatch(text):
-        return TokenClass.NUMBER
-    if IDENTIFIER_RE.fullmatch(text):
-        return TokenClass.IDENTIFIER
-    return TokenClass.PUNCT  # symbols and leftovers such as "and/or" or "e.g." separate concepts
+    # Order matters: "3.11" is a decimal before it is a number, "1,000" a number before an identifier.
+    for pattern, token_class in _SYMBOLIC_CLASSES:
+        if pattern.fullmatch(text):
+            return token_class
+    return TokenClass.PUNCT  # symbols and leftovers such as "and/or" or "10:30" separate concepts
+
+
+_SYMBOLIC_CLASSES = (
+    (_DECIMAL_RE, TokenClass.DECIMAL),
+    (_NUMBER_RE, TokenClass.NUMBER),
+    (IDENTIFIER_RE, TokenClass.IDENTIFIER),
+)
 
 
 def _is_apostrophe_word(text: str) -> bool:

@@ -1,9 +1,9 @@
 """Word-level knowledge: stopwords and lemmas.
 
 The lemma source is the ``lemma_lookup`` table from ``spacy-lookups-data`` (the table spaCy's lookup-mode
-lemmatizer reads). We apply it ourselves instead of adding the ``lemmatizer`` pipe because the pipe looks words up
-case-sensitively ("Webhooks" at a sentence start would miss) and because one lemma function then serves every
-pipeline, so concept keys do not change when a trained model is configured.
+lemmatizer reads). We apply it ourselves instead of adding the ``lemmatizer`` pipe because the pipe looks
+words up case-sensitively ("Webhooks" at a sentence start would miss) and because one lemma function then
+serves every pipeline, so concept keys do not change when a trained model is configured.
 """
 
 from __future__ import annotations
@@ -17,23 +17,33 @@ from spacy.lookups import load_lookups
 __all__ = ["Lexicon", "get_lexicon"]
 
 # Small on purpose: each entry is a word that shows up in most agent observations and never names a concept.
-# "use"/"uses" and "thing" are the classic filler of notes ("use X for Y"); "etc", "e.g", "i.e" are Latin filler
-# spaCy's list lacks; "want", "like" and "way" are conversational filler ("the way we ...").
-DOMAIN_STOP_WORDS = frozenset({"use", "uses", "thing", "things", "stuff", "etc", "e.g", "e.g.", "i.e", "i.e.", "want", "way"})
+# "use"/"uses" and "thing" are the classic filler of notes ("use X for Y"); "etc", "e.g", "i.e" are Latin
+# filler spaCy's list lacks; "want" and "way" are conversational filler ("the way we ..."). The name particles
+# ("Champ de Mars", "Ludwig van Beethoven") join names but are not concepts on their own.
+DOMAIN_STOP_WORDS = frozenset(
+    {"use", "uses", "thing", "things", "stuff", "etc", "e.g", "e.g.", "i.e", "i.e.", "want", "way"}
+    | {"de", "la", "le", "von", "van", "der", "du", "del", "da", "di", "des"}
+)
 
-# Lookup-table lemmas that are wrong for technical text ("data" -> "datum", "pandas" -> "panda", "aws" -> "aw"),
-# and "apis", which WordNet knows as the honeybee genus.
-_OVERRIDES = {word: word for word in ("data", "media", "pandas", "aws", "cors", "atlas", "news", "better", "best")}
+# Lookup-table lemmas that are wrong for technical text ("data" -> "datum", "pandas" -> "panda", "aws" ->
+# "aw", "programming" -> "programme"), and "apis", which WordNet knows as the honeybee genus.
+_OVERRIDES = {
+    word: word
+    for word in ("data", "media", "pandas", "aws", "cors", "atlas", "news", "better", "best", "programming")
+}
 _OVERRIDES["apis"] = "api"
 
 # Names ending in "s" that are not English plurals; the plural fallback would mangle them ("postgres" ->
 # "postgre"). Only words absent from the lookup table reach the fallback, so this list stays short.
-_NOT_PLURAL = frozenset(
-    {"kubernetes", "postgres", "redis", "jenkins", "https", "macos", "ios", "dns", "sass", "less", "express",
-     "analytics", "series", "species", "chaos", "lens", "canvas", "status", "alias", "process", "focus", "gas"}
-)
+# fmt: off
+_NOT_PLURAL = frozenset({
+    "kubernetes", "postgres", "redis", "jenkins", "https", "macos", "ios", "dns", "sass", "less", "express",
+    "analytics", "series", "species", "chaos", "lens", "canvas", "status", "alias", "process", "focus", "gas",
+})
+# fmt: on
 _SIBILANT_ENDINGS = ("sses", "xes", "zes", "ches", "shes")
-# "-is" is absent: English "-is" nouns ("analysis") are in the tables, so unknown ones are acronym plurals ("apis").
+# "-is" is absent: English "-is" nouns ("analysis") are in the tables, so unknown ones are acronym plurals
+# ("apis").
 _NON_PLURAL_S_ENDINGS = ("ss", "us")
 _VOWELS = frozenset("aeiou")
 
@@ -43,8 +53,9 @@ class Lexicon:
 
     Notes
     -----
-    Build it through :func:`get_lexicon`: loading the tables takes about 0.1 s. The lemma cache is a plain dict;
-    concurrent readers may both compute a missing entry, which is harmless because the value is deterministic.
+    Build it through :func:`get_lexicon`: loading the tables takes about 0.1 s. The lemma cache is a plain
+    dict; concurrent readers may both compute a missing entry, which is harmless because the value is
+    deterministic.
     """
 
     def __init__(self) -> None:

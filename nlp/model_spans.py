@@ -25,8 +25,8 @@ def model_sentence_starts(doc: Doc) -> frozenset[int]:
     return frozenset(token.i for token in doc if token.is_sent_start)
 
 
-def model_phrases(doc: Doc, view: DocView, max_words: int) -> list[tuple[int, ...]]:
-    """Return noun chunks as content-word index tuples ("the new session cache" -> session, cache...).
+def model_phrases(doc: Doc, view: DocView) -> list[tuple[int, ...]]:
+    """Return noun chunks as runs of content-word indices ("the new session cache" -> session, cache).
 
     Only the trailing run of content words of a chunk is kept, so determiners and stopwords never enter a key.
     """
@@ -38,7 +38,7 @@ def model_phrases(doc: Doc, view: DocView, max_words: int) -> list[tuple[int, ..
         for index in range(chunk.start, chunk.end):
             words = [*words, index] if view.is_word(index) else []
         if len(words) >= 2:
-            phrases.append(tuple(words[-max_words:]))
+            phrases.append(tuple(words))
     return phrases
 
 

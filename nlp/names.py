@@ -1,13 +1,14 @@
 """Named entities by rule: runs of capitalized words.
 
-Without a trained recognizer, capitalization is the strongest cheap signal for a name in English text. A single
-capitalized word at a sentence start is ambiguous ("Webhooks need retries."), so it only counts when the run has
-several words ("New York City is ..."). Lower-case particles may join two capitalized words ("University of
-Michigan", "Charles de Gaulle").
+Without a trained recognizer, capitalization is the strongest cheap signal for a name in English text. A
+single capitalized word at a sentence start is ambiguous ("Webhooks need retries."), so it only counts when
+the run has several words ("New York City is ..."). Lower-case particles may join two capitalized words
+("University of Michigan", "Charles de Gaulle").
 """
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import NamedTuple
 
 from nlp.doc_view import DocView
@@ -85,7 +86,7 @@ def _extend(view: DocView, first: int) -> tuple[int, ...]:
 
 def _split_at_and(view: DocView, words: tuple[int, ...]) -> list[NameSpan]:
     pieces: list[list[int]] = [[words[0]]]
-    for previous, word in zip(words, words[1:], strict=False):
+    for previous, word in pairwise(words):
         gap = range(previous + 1, word)
         if any(view.infos[index].lower_key == "and" for index in gap):
             pieces.append([])

@@ -1,7 +1,7 @@
 """String normalization shared by every concept key.
 
-A concept key must be stable however the text reached us (pasted from a PDF, typed on a phone, upper-cased in a
-heading), and applying the normalization twice must change nothing, because stored keys get normalized again
+A concept key must be stable however the text reached us (pasted from a PDF, typed on a phone, upper-cased in
+a heading), and applying the normalization twice must change nothing, because stored keys get normalized again
 when callers look them up.
 """
 
@@ -12,11 +12,11 @@ import unicodedata
 
 __all__ = ["normalize_key"]
 
-# Quotes and clause punctuation around a phrase in prose. Code sigils such as ``-``, ``#``, ``@``, ``$``, ``.``,
-# ``/``, ``~``, ``<``, ``>`` and ``=`` are absent from the leading set, so ``--flags``, ``#123``, ``./scripts``
-# and ``>=1.2`` keep their meaning. A trailing ``.`` is sentence punctuation far more often than part of a name,
-# so it is stripped at the end only. Brackets are handled separately: they are only stripped when unbalanced
-# or when they wrap the whole phrase, so "Python (programming language)" and "f()" survive.
+# Quotes and clause punctuation around a phrase in prose. Code sigils such as ``-``, ``#``, ``@``, ``$``,
+# ``.``, ``/``, ``~``, ``<``, ``>`` and ``=`` are absent from the leading set, so ``--flags``, ``#123``,
+# ``./scripts`` and ``>=1.2`` keep their meaning. A trailing ``.`` is sentence punctuation far more often than
+# part of a name, so it is stripped at the end only. Brackets are handled separately: they are only stripped
+# when unbalanced or when they wrap the whole phrase, so "Python (programming language)" and "f()" survive.
 _QUOTES_AND_CLAUSE = "\"'`“”‘’«»‹›,;:!?"
 _LEADING = re.compile(f"^[\\s{_QUOTES_AND_CLAUSE}]+")
 _TRAILING = re.compile(f"[\\s{_QUOTES_AND_CLAUSE}.…]+$")
@@ -27,8 +27,8 @@ _OPENER_OF = {closer: opener for opener, closer in _CLOSER_OF.items()}
 def normalize_key(phrase: str) -> str:
     """Normalize a phrase into the canonical form used for concept keys.
 
-    Applies Unicode NFKC, case folding, whitespace collapsing and strips wrapping punctuation. Lemmatization is
-    not part of this function: the extractor lemmatizes words before it joins them into a key.
+    Applies Unicode NFKC, case folding, whitespace collapsing and strips wrapping punctuation. Lemmatization
+    is not part of this function: the extractor lemmatizes words before it joins them into a key.
 
     Parameters
     ----------
@@ -53,8 +53,8 @@ def normalize_key(phrase: str) -> str:
     >>> normalize_key(normalize_key("ＧＲＡＰＨＭＥＭ_DB.")) == normalize_key("ＧＲＡＰＨＭＥＭ_DB.")
     True
     """
-    # NFKC before and after casefold: casefold can emit sequences that are not NFKC-normal (e.g. for some Greek
-    # and ligature characters), and the second pass makes the result stable.
+    # NFKC before and after casefold: casefold can emit sequences that are not NFKC-normal (e.g. for some
+    # Greek and ligature characters), and the second pass makes the result stable.
     text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", phrase).casefold())
     text = " ".join(text.split())
     while True:  # each round only shortens the text, so this ends, and it ends at a fixed point

@@ -1,42 +1,44 @@
 """Multi-word concepts by rule: maximal runs of content words.
 
 Without a tagger we cannot tell adjectives from nouns, but in English the words between two function words or
-punctuation marks are mostly a noun phrase's modifiers and head: "every [webhook handler] needs an [idempotency
-key]". Two refinements keep runs tight:
+punctuation marks are mostly a noun phrase's modifiers and head: "every [webhook handler] needs an
+[idempotency key]". A hyphen written inside a word joins ("real-time processing" is one run). Verbs are the
+main intruders, so a word is taken as a verb and kept out of runs when:
 
-- a hyphen written inside a word joins ("real-time processing" is one run);
-- a word directly followed by a determiner is taken as a verb and ends the run ("handler *needs an* ..."):
-  nouns are rarely followed by "a", "the" or "every", transitive verbs constantly are;
-- an inflected "-ed" form cannot end a phrase ("conglomerate *headquartered* in", "webhooks *retried*"): a past
-  participle after a noun is a verb or a reduced clause, while "distributed systems" keeps its leading "-ed".
+- a determiner follows it ("handler *needs an* ..."): nouns are rarely followed by "a", "the" or "every",
+  transitive verbs constantly are;
+- a subject pronoun precedes it ("we *store* session state");
+- it is an inflected "-ed" form opening a sentence, the style of change notes ("*Added* retry logic").
+
+An inflected "-ed" form also cannot end a phrase ("conglomerate *headquartered* in", "webhooks *retried*"):
+after a noun it is a verb or a reduced clause, while "distributed systems" keeps its leading "-ed".
 """
 
 from __future__ import annotations
 
 from nlp.doc_view import DocView
-from nlp.identifiers import TokenClass
 
-__all__ = ["find_phrases"]
+__all__ = ["find_phrase_runs", "sub_phrases"]
 
-_DETERMINERS = frozenset({"a", "an", "the", "this", "these", "those", "its", "their", "our", "my", "your", "his",
-                          "every", "each"})
+_DETERMINERS = frozenset(
+    {"a", "an", "the", "this", "these", "those", "its", "their", "our", "my", "your", "his", "every", "each"}
+)
+_SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "they", "he", "she"})
 
 
-def find_phrases(view: DocView, max_words: int) -> list[tuple[int, ...]]:
-    """Return the token indices of each multi-word phrase candidate.
+def find_phrase_runs(view: DocView) -> list[tuple[int, ...]]:
+    """Return the maximal runs of two or more content words; the last word of each is a phrase head.
 
     Parameters
     ----------
     view : DocView
         The Doc's token facts.
-    max_words : int
-        Longest phrase kept. A longer run keeps its last ``max_words`` words, because English noun phrases put
-        the head last ("... connection pool timeout").
 
     Returns
     -------
     list of tuple of int
-        Content-word token indices per phrase (hyphens excluded), in token order.
+        Content-word token indices per run (hyphens excluded), in token order. :func:`sub_phrases` turns a run
+        into phrase candidates.
     """
     runs: list[list[int]] = []
     run: list[int] = []
@@ -46,7 +48,7 @@ def find_phrases(view: DocView, max_words: int) -> list[tuple[int, ...]]:
             if run and not view.same_sentence(run[-1], index):
                 runs.append(run)
                 run = []
-            if not _precedes_determiner(view, index):
+            if not _is_verb_like(view, index):
                 run.append(index)
             elif run:
                 runs.append(run)
@@ -56,13 +58,32 @@ def find_phrases(view: DocView, max_words: int) -> list[tuple[int, ...]]:
             run = []
     if run:
         runs.append(run)
-    return [phrase for phrase in (_trim(view, run, max_words) for run in runs) if len(phrase) >= 2]
+    trimmed = (_trim(view, run) for run in runs)
+    return [tuple(run) for run in trimmed if len(run) >= 2]
 
 
-def _trim(view: DocView, run: list[int], max_words: int) -> tuple[int, ...]:
+def _trim(view: DocView, run: list[int]) -> list[int]:
     while run and _is_participle(view, run[-1]):
         run.pop()
-    return tuple(run[-max_words:])
+    return run
+
+
+def sub_phrases(run: tuple[int, ...], max_words: int) -> list[tuple[int, ...]]:
+    """Return every window of 2..max_words words of a run, longest first at each start.
+
+    The maximal run alone would hide shared sub-concepts: "idempotency key header check" and "every handler
+    needs an idempotency key" must meet at "idempotency key".
+
+    Examples
+    --------
+    >>> sub_phrases((1, 2, 3), max_words=4)
+    [(1, 2, 3), (1, 2), (2, 3)]
+    """
+    return [
+        tuple(run[first : first + size])
+        for first in range(len(run) - 1)
+        for size in range(min(max_words, len(run) - first), 1, -1)
+    ]
 
 
 def _is_participle(view: DocView, index: int) -> bool:
@@ -70,9 +91,10 @@ def _is_participle(view: DocView, index: int) -> bool:
     return info.lower_key.endswith("ed") and info.key != info.lower_key
 
 
-def _precedes_determiner(view: DocView, index: int) -> bool:
-    following = index + 1
-    if following >= len(view.infos):
-        return False
-    info = view.infos[following]
-    return info.cls is TokenClass.WORD and info.lower_key in _DETERMINERS
+def _is_verb_like(view: DocView, index: int) -> bool:
+    infos = view.infos
+    if index + 1 < len(infos) and infos[index + 1].lower_key in _DETERMINERS:
+        return True
+    if index > 0 and infos[index - 1].lower_key in _SUBJECT_PRONOUNS:
+        return True
+    return _is_participle(view, index) and view.is_sentence_start(index)

@@ -18,10 +18,10 @@ from nlp.matchers import MultiTokenMatcher
 from nlp.model_spans import model_names, model_phrases, model_sentence_starts
 from nlp.normalize import normalize_key
 from nlp.query import fallback_keys, word_ngrams
-from nlp.salience import Occurrence, aggregate_mentions
+from nlp.salience import aggregate_mentions
 from nlp.token_info import TokenInfoCache
 from nlp.tokenizer import install_code_tokenizer
-from nlp.types import ConceptMention, ParsedObservation
+from nlp.types import ParsedObservation
 
 __all__ = ["BLANK_MODEL", "ConceptExtractor", "normalize_key"]
 
@@ -61,8 +61,12 @@ def _build_pipeline(model: str) -> _Pipeline:
         )
     install_code_tokenizer(nlp)
     lexicon = get_lexicon()
-    return _Pipeline(nlp, MultiTokenMatcher(nlp.vocab, lexicon.stop_words), TokenInfoCache(lexicon),
-                     is_trained=bool(nlp.pipe_names))
+    return _Pipeline(
+        nlp,
+        MultiTokenMatcher(nlp.vocab, lexicon.stop_words),
+        TokenInfoCache(lexicon),
+        is_trained=bool(nlp.pipe_names),
+    )
 
 
 class ConceptExtractor:
@@ -71,9 +75,9 @@ class ConceptExtractor:
     Parameters
     ----------
     model : str
-        ``"blank"`` (default) uses ``spacy.blank("en")`` with graphmem's rules and needs no download. Any other
-        value names an installed spaCy pipeline (e.g. ``"en_core_web_sm"``), whose noun chunks and entities are
-        added to the rule-based concepts.
+        ``"blank"`` (default) uses ``spacy.blank("en")`` with graphmem's rules and needs no download. Any
+        other value names an installed spaCy pipeline (e.g. ``"en_core_web_sm"``), whose noun chunks and
+        entities are added to the rule-based concepts.
     max_phrase_words : int
         Longest multi-word phrase concept.
 
@@ -85,8 +89,9 @@ class ConceptExtractor:
     Notes
     -----
     The spaCy pipeline is loaded once per process and shared by all extractors of the same model. Parsing is
-    safe from several threads: the shared state is spaCy's (which holds the GIL) and caches of deterministic
-    values.
+    safe from several threads: spaCy's tokenizer and matcher run under the GIL, and our own shared state is
+    caches of deterministic values, where a lost race only recomputes an entry. ``model`` may also be the path
+    of a saved pipeline directory.
 
     Examples
     --------
@@ -150,8 +155,9 @@ class ConceptExtractor:
         -------
         list of (str, tuple of str)
             ``(key, fallbacks)`` for every concept except identifier parts (they appear among the fallbacks of
-            their identifier). ``fallbacks`` starts with ``key``, then its surface/lemma variants, then parts (a
-            phrase's head first). Look each up in the vocabulary dict: matches are whole keys by construction.
+            their identifier). ``fallbacks`` starts with ``key``, then its surface/lemma variants, then parts
+            (a phrase's head first). Look each up in the vocabulary dict: matches are whole keys by
+            construction.
 
         Examples
         --------
@@ -190,26 +196,14 @@ class ConceptExtractor:
         view = self._view(doc, text)
         extra_phrases, extra_names = [], []
         if self._pipeline.is_trained:
-            extra_phrases = model_phrases(doc, view, self.max_phrase_words)
+            extra_phrases = model_phrases(doc, view)
             extra_names = model_names(doc, view)
         occurrences = find_occurrences(
             view,
-            self._pipeline.matcher(doc, (info.lower_key for info in view.infos)),
+            self._pipeline.matcher(doc, [info.lower_key for info in view.infos]),
             max_phrase_words=self.max_phrase_words,
             model_phrases=extra_phrases,
             model_names=extra_names,
         )
-        mentions = aggregate_mentions(occurrences)
-        sentence_keys = _sentence_keys(occurrences, mentions, view.sentences.count)
-        return ParsedObservation(text, mentions, view.sentences.count, sentence_keys)
-
-
-def _sentence_keys(
-    occurrences: list[Occurrence], mentions: tuple[ConceptMention, ...], sentence_count: int
-) -> tuple[tuple[str, ...], ...]:
-    """Keys per sentence, each sentence in mention order."""
-    rank = {mention.key: position for position, mention in enumerate(mentions)}
-    keys: list[set[str]] = [set() for _ in range(sentence_count)]
-    for occurrence in occurrences:
-        keys[occurrence.sentence].add(occurrence.key)
-    return tuple(tuple(sorted(sentence, key=rank.__getitem__)) for sentence in keys)
+        merged = aggregate_mentions(occurrences, view.sentences.count)
+        return ParsedObservation(text, merged.mentions, view.sentences.count, merged.sentence_keys)

@@ -15,7 +15,9 @@ from nlp.types import ConceptMention
 
 __all__ = ["fallback_keys", "word_ngrams"]
 
-_NGRAM_EDGE_CLASSES = frozenset({TokenClass.IDENTIFIER, TokenClass.URL, TokenClass.DECIMAL, TokenClass.NUMBER})
+_NGRAM_EDGE_CLASSES = frozenset(
+    {TokenClass.IDENTIFIER, TokenClass.URL, TokenClass.DECIMAL, TokenClass.NUMBER}
+)
 
 
 def fallback_keys(
@@ -28,7 +30,8 @@ def fallback_keys(
     mention : ConceptMention
         A query concept.
     parts_of : callable
-        Returns the parts of another key of the same text (to flatten "npm run build:worker" down to "worker").
+        Returns the parts of another key of the same text (to flatten "npm run build:worker" down to
+        "worker").
     word_key : callable
         Lemma key of one lower-cased word.
 

@@ -1,9 +1,9 @@
 """Rule-based sentence boundaries over classified tokens.
 
-The blank pipeline has no parser, and spaCy's ``sentencizer`` does not split at line breaks, while observations
-are often bullet lists and passages start with a title line. We split after sentence-final punctuation and at
-every line break, in the same pass that the extractor already makes over the tokens. A trained pipeline's own
-boundaries are honoured as well.
+The blank pipeline has no parser, and spaCy's ``sentencizer`` does not split at line breaks, while
+observations are often bullet lists and passages start with a title line. We split after sentence-final
+punctuation and at every line break, in the same pass that the extractor already makes over the tokens. A
+trained pipeline's own boundaries are honoured as well.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def split_sentences(infos: Sequence[TokenInfo], model_starts: Collection[int] = 
         if model_starts and index in model_starts:
             pending_break = True
         if boundary != CONTENT:
-            # Punctuation never opens a sentence, so a closing quote after "." stays with the sentence it ends.
+            # Punctuation never opens a sentence, so a closing quote after "." stays with the sentence it
+            # ends.
             pending_break = pending_break or boundary == SENTENCE_END
             ids.append(max(current, 0))
             continue

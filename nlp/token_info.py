@@ -1,7 +1,7 @@
 """Per-string token facts, computed once per distinct token text and cached.
 
-Most tokens of a corpus repeat ("the", "cache", "retry"), so everything that costs a regex, a table lookup or a
-string normalization is computed here once per distinct string and looked up by the token's ``orth`` id.
+Most tokens of a corpus repeat ("the", "cache", "retry"), so everything that costs a regex, a table lookup or
+a string normalization is computed here once per distinct string and looked up by the token's ``orth`` id.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class TokenInfoCache:
         self._cache: dict[int, TokenInfo] = {}
 
     def get(self, orth: int, strings: StringStore) -> TokenInfo:
-        """Return the facts for a token, keyed by its spaCy ``orth`` id (the text is only looked up on a miss)."""
+        """Return the facts for a token, keyed by its ``orth`` id; the text is only looked up on a miss."""
         info = self._cache.get(orth)
         if info is None:
             info = self.compute(strings[orth])
@@ -101,9 +101,13 @@ class TokenInfoCache:
             is_content = len(key) > 1 and not self.is_stop(lower) and not self.is_stop(key)
             return TokenInfo(text, cls, key, lower_key, is_content, text[0].isupper(), (), (), CONTENT)
         if cls in (TokenClass.IDENTIFIER, TokenClass.URL):
-            parts = self._url_parts(text) if cls is TokenClass.URL else self._identifier_parts(text, lower_key)
+            parts = (
+                self._url_parts(text) if cls is TokenClass.URL else self._identifier_parts(text, lower_key)
+            )
             part_keys = tuple(part.key for part in parts)
-            return TokenInfo(text, cls, lower_key, lower_key, False, _is_name_like(text), parts, part_keys, CONTENT)
+            return TokenInfo(
+                text, cls, lower_key, lower_key, False, _is_name_like(text), parts, part_keys, CONTENT
+            )
         return TokenInfo(text, cls, lower_key, lower_key, False, False, (), (), _boundary(cls, text))
 
     def _identifier_parts(self, text: str, identifier_key: str) -> tuple[Part, ...]:
@@ -128,7 +132,9 @@ class TokenInfoCache:
     def _url_parts(text: str) -> tuple[Part, ...]:
         host = url_host(text)
         offset = text.lower().find(host)
-        return (Part(host, text[offset : offset + len(host)], offset),) if host and offset >= 0 else ()
+        if not host or offset < 0:
+            return ()
+        return (Part(normalize_key(host), text[offset : offset + len(host)], offset),)
 
 
 def _boundary(cls: TokenClass, text: str) -> int:

@@ -1,9 +1,9 @@
 """A code-aware tokenizer: spaCy's English rules, plus identifiers kept whole.
 
 spaCy's default English tokenizer cuts "src/app/main.py" at every slash, "Idempotency-Key" at the hyphen and
-"@scope/pkg" after the sigil. We keep every other English rule (prefixes, suffixes, infixes, special cases such as
-"don't" or "e.g.") and add a ``token_match`` that fires before affix splitting, so an identifier survives whole
-while the punctuation around it ("(main.py)," or "main.py.") is still split off.
+"@scope/pkg" after the sigil. We keep every other English rule (prefixes, suffixes, infixes, special cases
+such as "don't" or "e.g.") and add a ``token_match`` that fires before affix splitting, so an identifier
+survives whole while the punctuation around it ("(main.py)," or "main.py.") is still split off.
 """
 
 from __future__ import annotations

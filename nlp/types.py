@@ -86,14 +86,15 @@ class ParsedObservation:
         Returns
         -------
         list of (str, str, float)
-            ``(key_a, key_b, weight)`` with ``key_a < key_b``, sorted, each pair once. A concept is never paired
-            with its own parts ("webhook handler" with "webhook"): that link is containment, not evidence.
+            ``(key_a, key_b, weight)`` with ``key_a < key_b``, sorted, each pair once. A concept is never
+            paired with its own parts or with a phrase it is a word-aligned piece of ("webhook handler" with
+            "webhook", "new york" with "new york city"): that link is containment, not evidence.
 
         Notes
         -----
-        The weight is a noisy-OR over shared windows, ``1 - (1 - g) ** n``, where ``g`` is the geometric mean of
-        the two saliences and ``n`` the number of windows they share: bounded by 1, monotone in the evidence,
-        and equal to ``g`` for a single shared window.
+        The weight is a noisy-OR over shared windows, ``1 - (1 - g) ** n``, where ``g`` is the geometric mean
+        of the two saliences and ``n`` the number of windows they share: bounded by 1, monotone in the
+        evidence, and equal to ``g`` for a single shared window.
 
         Examples
         --------
@@ -110,7 +111,7 @@ class ParsedObservation:
         contained = _containment(self.mentions)
         pairs = []
         for (key_a, key_b), evidence in sorted(shared.items()):
-            if key_b in contained.get(key_a, ()) or key_a in contained.get(key_b, ()):
+            if _contains(key_a, key_b, contained) or _contains(key_b, key_a, contained):
                 continue
             salience = math.sqrt(by_key[key_a].weight * by_key[key_b].weight)
             pairs.append((key_a, key_b, round(1.0 - (1.0 - salience) ** evidence, 6)))
@@ -129,13 +130,17 @@ class ParsedObservation:
         return by_sentence.values()
 
 
+def _contains(outer: str, inner: str, contained: dict[str, set[str]]) -> bool:
+    return inner in contained.get(outer, ()) or f" {inner} " in f" {outer} "
+
+
 def _containment(mentions: Iterable[ConceptMention]) -> dict[str, set[str]]:
     """Map each key to all keys it contains, transitively ("npm run build:worker" contains "worker")."""
     direct = {mention.key: mention.parts for mention in mentions}
     closure: dict[str, set[str]] = {}
-    for key in direct:
+    for key, parts in direct.items():
         seen: set[str] = set()
-        stack = list(direct[key])
+        stack = list(parts)
         while stack:
             part = stack.pop()
             if part not in seen and part != key:

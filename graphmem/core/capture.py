@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["MIN_ITEM_CHARS", "SECTION_KINDS", "CaptureItem", "CaptureParse", "SkippedItem", "parse_capture", "section_kind"]
+__all__ = ["MIN_ITEM_CHARS", "SECTION_KINDS", "CaptureItem", "CaptureParse", "SkippedItem", "parse_capture",
+           "section_kind"]
 
 MIN_ITEM_CHARS = 5
 
@@ -147,7 +148,8 @@ class _Parser:
             return
         self.close_item()
         if self.kind is None:
-            where = f"heading {self.heading!r} is not a capture section" if self.heading else "no heading above it"
+            where = (f"heading {self.heading!r} is not a capture section" if self.heading
+                     else "no heading above it")
             self._skip(number, item.group(2).strip(), where)
             return
         self.open = _Open(number, [_clean(item.group(2))], indent)

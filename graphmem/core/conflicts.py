@@ -82,7 +82,7 @@ def detect_conflict(a: ClaimText, b: ClaimText, specificity: Mapping[str, float]
         return None
     shared = sorted((key for key in a.concepts.keys() & b.concepts.keys()
                      if key in specificity and key not in CUE_WORDS),
-                    key=lambda key: (-specificity[key], key))
+                    key=lambda key: (-specificity[key], -len(key.split()), key))
     found: list[tuple[float, str, str]] = []
     if a.topic_key and a.topic_key == b.topic_key:
         found.append((BASE_SCORE["topic_key"], "topic_key", f"both claim topic key {a.topic_key!r}"))

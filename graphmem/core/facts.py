@@ -74,7 +74,8 @@ def plan_new_fact(open_facts: Sequence[Fact], obj: str, valid_from: datetime, *,
         return FactPlan()
     others = [fact for fact in open_facts if fact.object != obj]
     close = tuple((fact.id, valid_from) for fact in others if fact.valid_from <= valid_from)
-    later = sorted((fact for fact in others if fact.valid_from > valid_from), key=lambda f: (f.valid_from, f.id))
+    later = sorted((fact for fact in others if fact.valid_from > valid_from),
+                   key=lambda fact: (fact.valid_from, fact.id))
     if later:
         return FactPlan(close=close, valid_to=later[0].valid_from, superseded_by=later[0].id)
     return FactPlan(close=close)

@@ -39,7 +39,8 @@ _AFTER_WORDS = 3  # "X is not supported": a following cue counts only this close
 _SUCCESS = re.compile(r"\b(?:succeed(?:s|ed)?|success(?:ful(?:ly)?)?|works?|worked|working|fixed|fixes|"
                       r"resolved|solved|pass(?:es|ed))\b", re.IGNORECASE)
 _FAILURE = re.compile(r"\b(?:fail(?:s|ed|ure|ing)?|broke|broken|breaks|crash(?:es|ed)?|errors?|"
-                      r"timed?\s+out|regress(?:ion|ed)?|(?:does|do|did)\s*n[o']?[t’]?\s+work|not\s+working)\b",
+                      r"timed?\s+out|regress(?:ion|ed)?|(?:does|do|did)\s*n[o']?[t’]?\s+work|"
+                      r"not\s+working)\b",
                       re.IGNORECASE)
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
 _VALUE = re.compile(r"(?<![\w.])v?(\d+(?:[.,]\d+)*)(?:\s?(%|ms|s|sec|min|h|d|kb|mb|gb|tb|x)\b)?(?![\w.])",

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 
 from mcp.server.mcpserver import MCPServer
 
-from graphmem.server import tools
+from graphmem.server import tools, tools_export, tools_lifecycle, tools_relations
 from graphmem.server.context import AppContext
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
@@ -23,7 +23,9 @@ INSTRUCTIONS = """graphmem is your persistent memory across sessions.
 - Start a task with memory_search (keyword + associative) to recall what earlier sessions learned.
 - Use memory_associate to find memories related by concepts rather than words; mode="composition"
   assembles the fewest memories covering every need of a task, with gaps and conflicts.
-- memory_open reads full memories and their relations by id; memory_graph shows the concept graph."""
+- memory_open reads full memories and their relations by id; memory_graph shows the concept graph.
+- memory_session(action="start", project=...) opens a task with recent memories, due reviews and open
+  conflicts; memory_lifecycle corrects (keeping history), forgets, reviews and reinforces memories."""
 
 
 def build_server(settings: Settings, *, service: MemoryService | None = None) -> MCPServer[AppContext]:
@@ -41,6 +43,9 @@ def build_server(settings: Settings, *, service: MemoryService | None = None) ->
     server: MCPServer[AppContext] = MCPServer("graphmem", instructions=INSTRUCTIONS, lifespan=lifespan,
                                               version=_version())
     tools.register(server)
+    tools_export.register(server)
+    tools_lifecycle.register(server)
+    tools_relations.register(server)
     return server
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "CompositionOut",
     "ConflictOut",
     "GraphOut",
+    "GraphStatsOut",
     "MemoryHitOut",
     "MemoryOut",
     "OpenOut",
@@ -115,6 +116,9 @@ class SearchHitOut(_Out):
     topic_key: str | None = None
     tags: list[str] = []
     concepts: list[str] = []
+    status: str = "active"
+    decay_score: float | None = None
+    review_candidate: bool = False
 
 
 class SearchOut(_Out):
@@ -188,6 +192,22 @@ class GraphOut(_Out):
     has_more: bool
 
 
+class GraphStatsOut(_Out):
+    """The graph's shape (``graphmem.service.stats.GraphStats``)."""
+
+    nodes: int
+    edges: int
+    memories: int
+    concepts: int
+    concept_kinds: dict[str, int]
+    edge_families: dict[str, int]
+    degree: dict[str, Any]
+    top_concepts: list[dict[str, Any]]
+    components: dict[str, Any]
+    orphans: dict[str, Any]
+    communities: dict[str, Any] = {}
+
+
 class StatusOut(_Out):
     database: str
     memories: int
@@ -202,3 +222,4 @@ class StatusOut(_Out):
     graph_edges: int
     nlp_model: str
     activation_method: str
+    graph: GraphStatsOut | None = None

@@ -72,11 +72,12 @@ def memory_search(
     limit: Annotated[int, Field(ge=1, le=100)] = 10,
     offset: Annotated[int, Field(ge=0)] = 0,
     as_of: Instant = None,
+    include_superseded: Annotated[bool, Field(description="Also show memories a judged relation replaced")] = False,
 ) -> SearchOut:
     """Default retrieval: BM25 keyword ranking fused with spreading activation over the concept graph.
     Every hit carries its id and score. as_of returns the state at that instant."""
     with tool_errors():
-        result = service_of(ctx).search(query, project, kind, tags, limit, offset, as_of)
+        result = service_of(ctx).search(query, project, kind, tags, limit, offset, as_of, include_superseded)
     return SearchOut.model_validate(result)
 
 
@@ -89,12 +90,15 @@ def memory_associate(
     project: Project = None,
     max_results: Annotated[int, Field(ge=1, le=100)] = 10,
     min_coverage: Annotated[float, Field(ge=0.0, le=1.0, description="Composition: coverage to reach")] = 0.7,
+    as_of: Instant = None,
+    include_superseded: Annotated[bool, Field(description="Also show memories a judged relation replaced")] = False,
 ) -> AssociateOut:
     """Associative recall by spreading activation from the query's concepts: finds memories related
     through shared concepts even when they share no keyword. Explains seeds, unmatched concepts and
     which concepts carried each hit."""
     with tool_errors():
-        result = service_of(ctx).associate(query, mode, project, max_results, min_coverage)
+        result = service_of(ctx).associate(query, mode, project, max_results, min_coverage, as_of=as_of,
+                                           include_superseded=include_superseded)
     return AssociateOut.model_validate(result)
 
 
@@ -102,11 +106,12 @@ def memory_open(
     ctx: Context[AppContext, Any],
     ids: Annotated[list[str], Field(min_length=1, max_length=100, description="Memory ids or topic keys")],
     include_relations: bool = True,
+    as_of: Instant = None,
 ) -> OpenOut:
     """Read full memories by id or topic key, with their relations and concepts; unknown ids are listed
-    in not_found."""
+    in not_found. as_of shows them as they were at that instant (a topic key names its holder then)."""
     with tool_errors():
-        result = service_of(ctx).open(ids, include_relations)
+        result = service_of(ctx).open(ids, include_relations, as_of)
     return OpenOut.model_validate(result)
 
 

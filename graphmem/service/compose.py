@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from graphmem.core.composition import Candidate, compose
+from graphmem.core.conflicts import detect_conflict, pair_key
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.values import Memory
+from graphmem.service.conflicts import claim_texts, specificity_of
 from graphmem.service.recall import Activation, RecallEngine
 from graphmem.service.results import CompositionResult, ConflictReport, MemoryHit, PlanStepResult
 
@@ -41,12 +43,15 @@ def build_composition(engine: RecallEngine, activation: Activation, *, min_cover
 
 
 def find_conflicts(engine: RecallEngine, sources: tuple[MemoryHit, ...]) -> list[ConflictReport]:
-    """Conflicts among the chosen sources: contradicting relations, and one topic key with two claims."""
+    """Conflicts among the chosen sources: contradicting relations, one topic key with two claims, and
+    contradictions detected in the text of sources no relation links yet. Each says which side is newer
+    and, once judged, which is stronger."""
     ids = [hit.id for hit in sources]
     memories = engine.repository.memories_by_id(ids)
     reports: list[ConflictReport] = []
     chosen = set(ids)
-    for relation in engine.repository.relations_touching(ids):
+    relations = engine.repository.relations_touching(ids)
+    for relation in relations:
         semantics = RELATION_TYPES.get(relation.type)
         if (semantics is None or semantics.recall != "surface_conflict" or relation.status == "ignored"
                 or relation.source_id not in chosen or relation.target_id not in chosen):
@@ -66,6 +71,27 @@ def find_conflicts(engine: RecallEngine, sources: tuple[MemoryHit, ...]) -> list
                 relation_id=None, relation_type=None, newer_id=_newer(memories, pair)))
         elif topic:
             by_topic[topic] = memory_id
+    linked = {pair_key(r.source_id, r.target_id) for r in relations}
+    linked |= {pair_key(*report.memory_ids) for report in reports}
+    return reports + _detected(engine, [memories[i] for i in ids], linked)
+
+
+def _detected(engine: RecallEngine, memories: list[Memory],
+              linked: set[tuple[str, str]]) -> list[ConflictReport]:
+    """Pairs of sources whose text disagrees (core conflict detection), unless a relation links them."""
+    claims = claim_texts(engine.extractor, memories)
+    reports = []
+    for index, first in enumerate(memories):
+        for second in memories[index + 1 :]:
+            if pair_key(first.id, second.id) in linked:
+                continue
+            a, b = claims[first.id], claims[second.id]
+            shared = a.concepts.keys() & b.concepts.keys()
+            found = detect_conflict(a, b, specificity_of(engine.projection, shared))
+            if found is not None:
+                reports.append(ConflictReport(
+                    memory_ids=(first.id, second.id), reason=f"detected ({found.kind}): {found.reason}",
+                    relation_id=None, relation_type=None, newer_id=found.newer_id))
     return reports
 
 

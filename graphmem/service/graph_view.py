@@ -32,7 +32,10 @@ def graph_page(projection: GraphProjection, repository: Repository, *, center: s
             # Without a centre, page through visible memories and show each with its concepts.
             ordered = np.flatnonzero(visible).tolist()
             page = ordered[offset : offset + limit]
-            sub = projection.neighbourhood(page, 1, limit=len(page) * 50)
+            around = projection.neighbourhood(page, 1, limit=len(page) * 50)
+            # A relation edge reaches memories the filter hides (superseded, another project): keep
+            # only concepts and visible memories, as the centred view does.
+            sub = around.subgraph([n for n in around.nodes if _shown(projection, visible, n)])
     return _render(projection, repository, sub, page, total=len(ordered), offset=offset, limit=limit)
 
 

@@ -7,12 +7,14 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
-import networkx as nx
-
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.service.compose import build_composition
+from graphmem.service.export import ExportScope, ExportService
 from graphmem.service.recall import RecallEngine
+from graphmem.service.relations import RelationService
 from graphmem.service.graph_view import graph_page
+from graphmem.service.history import open_at
+from graphmem.service.lifecycle import LifecycleService
 from graphmem.service.results import (
     AssociateResult,
     GraphView,
@@ -21,7 +23,7 @@ from graphmem.service.results import (
     SearchResult,
     StoreResult,
 )
-from graphmem.service.transfer import ImportReport, parse_import_lines, write_jsonl, write_node_link
+from graphmem.service.transfer import ImportReport, parse_import_lines, write_jsonl
 from graphmem.service.validation import (
     check_choice,
     check_count,
@@ -68,9 +70,13 @@ class MemoryService:
         self.projection.load(self.engine)
         self.recall = RecallEngine(self.projection, self.repository, self.extractor, self.settings)
         self._write_lock = threading.Lock()
+        self.lifecycle = LifecycleService(self)  # decay, review, promotion, sessions, metrics (docs/lifecycle.md)
+        self.exports = ExportService(self)  # graph exports, HTML view, stats, memory-file import
+        self.relations = RelationService(self)  # relations, conflicts, facts, history, capture, lint
 
     def close(self) -> None:
         """Release the database connections."""
+        self.lifecycle.close()
         self.engine.dispose()
 
     # -- writes ---------------------------------------------------------------------------------
@@ -83,6 +89,7 @@ class MemoryService:
             self.settings.limits, content=content, kind=kind, project=project, topic_key=topic_key, tags=tags,
             entities=entities, source=source, context=context, meta=meta, session_id=session_id,
             review_after=review_after, valid_from=valid_from)
+        observation = self.lifecycle.sessions.attach(observation)
         return self._insert([observation])[0]
 
     def store_many(self, records: Iterable[Mapping[str, Any]], *, batch_size: int = 512,
@@ -106,9 +113,12 @@ class MemoryService:
     def _insert(self, observations: Sequence[Observation]) -> list[StoreResult]:
         drafts = build_drafts(self.extractor, observations)
         with self._write_lock:
-            batch = self.repository.add_memories(drafts)
+            with self.repository.transaction() as session:  # topic-key upserts commit with the insert
+                batch = self.repository.add_memories_in(session, drafts)
+                upsert = self.relations.upsert_topic_keys(session, batch)
             self.projection.apply_batch(batch)
-        return _store_results(observations, drafts, batch)
+            upsert.follow(self.projection)
+        return upsert.annotate(_store_results(observations, drafts, batch))
 
     # -- reads ----------------------------------------------------------------------------------
     def search(self, query: str, project: str | None = None, kind: str | None = None,
@@ -119,16 +129,18 @@ class MemoryService:
         limit = check_count("limit", limit, 1, self.settings.limits.max_results)
         offset = check_count("offset", offset, 0, 100_000)
         view = self._view(project, kind, tags, as_of, include_superseded)
-        fused, activation = self.recall.fused_ranking(query, view, _now_ms(), offset + limit)
-        page = fused[offset : offset + limit]
+        now = _now_ms()
+        fused, activation = self.recall.fused_ranking(query, view, now, offset + limit)
+        page = self.lifecycle.review_page(fused, offset, limit, now)  # blends in danger-zone review candidates
         hits = self.recall.hits(activation, [node for node, *_ in page])
-        return SearchResult(
+        result = SearchResult(
             query=query, offset=offset, limit=limit, total_candidates=len(fused),
             unmatched_concepts=activation.unmatched,
             hits=tuple(SearchHit(id=h.id, score=round(score, 6), kind=h.type, content=h.content, project=h.project,
                                  bm25_rank=rank_b, activation_rank=rank_a, created_at=h.created_at,
                                  topic_key=h.topic_key, tags=h.tags, concepts=h.concepts)
                        for h, (_, score, rank_b, rank_a) in zip(hits, page, strict=True)))
+        return self.lifecycle.after_search(result, now)  # status, decay score, review flag; reinforcement
 
     def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
                   min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
@@ -140,22 +152,28 @@ class MemoryService:
         min_coverage = check_range("min_coverage", min_coverage, 0.0, 1.0)
         view = self._view(project, kind, None, as_of, include_superseded)
         depth = max_results if mode == "recall" else max(50, 5 * max_results)
-        activation = self.recall.activate(query, view, _now_ms(), depth)
+        now = _now_ms()
+        activation = self.recall.with_bridge(self.recall.activate(query, view, now, depth), view, now, depth)
         composition = None
         if mode == "composition":
             composition = build_composition(self.recall, activation, min_coverage=min_coverage,
                                             max_sources=max_results)
         memories = self.recall.hits(activation, [node for node, _ in activation.ranked[:max_results]])
+        self.lifecycle.after_recall([m.id for m in memories])
         return AssociateResult(
             query_concepts=activation.query_concepts, seed_nodes=activation.seeds,
             unmatched_concepts=activation.unmatched, activated_count=int((activation.vector > 0).sum()),
             memories=tuple(memories), composition=composition, mode=mode)
 
-    def open(self, ids: Sequence[str], include_relations: bool = True) -> OpenResult:
-        """Full memories by id (or topic key), their relations and concepts; unknown ids are listed."""
+    def open(self, ids: Sequence[str], include_relations: bool = True, as_of: Any = None) -> OpenResult:
+        """Full memories by id (or topic key), their relations and concepts; unknown ids are listed.
+        With ``as_of`` the memories and relations as they were at that instant."""
         wanted = check_strings("ids", ids, self.settings.limits.max_open_ids, 300)
         if not wanted:
             raise InvalidInput("ids must name at least one memory")
+        instant = parse_instant("as_of", as_of)
+        if instant is not None:
+            return open_at(self, wanted, include_relations, instant)
         resolved = self.resolve(wanted, strict=False)
         found = self.repository.memories_by_id(resolved.values())
         memories = tuple(found[resolved[i]] for i in wanted if i in resolved and resolved[i] in found)
@@ -186,7 +204,7 @@ class MemoryService:
             graph_edges = int(self.projection.graph.adjacency().nnz)
         return {"database": self.engine.url.render_as_string(hide_password=True), **counts,
                 "graph_nodes": graph_nodes, "graph_edges": graph_edges, "nlp_model": self.settings.nlp_model,
-                "activation_method": self.settings.activation.method}
+                "activation_method": self.settings.activation.method, "graph": self.exports.stats()}
 
     def resolve(self, refs: Sequence[str], *, strict: bool = True) -> dict[str, str]:
         """Map ids or topic keys to memory ids; with ``strict`` an unknown reference raises NotFound."""
@@ -206,16 +224,7 @@ class MemoryService:
 
     def export_node_link(self, stream: TextIO, project: str | None = None, as_of: Any = None) -> None:
         """The memory graph (memories, concepts, typed edges) as networkx node-link JSON."""
-        view = self.graph(None, 1, project, 0, 500, as_of)
-        total = view.total_nodes
-        graph = nx.Graph()
-        for offset in range(0, max(total, 1), 500):
-            page = view if offset == 0 else self.graph(None, 1, project, offset, 500, as_of)
-            for node in page.nodes:
-                graph.add_node(node["id"], **{k: v for k, v in node.items() if k != "id" and v is not None})
-            for edge in page.edges:
-                graph.add_edge(edge["source"], edge["target"], type=edge["type"], weight=edge["weight"])
-        write_node_link(graph, stream)
+        self.exports.write("node-link", stream, ExportScope(project=project, as_of=as_of))
 
     def import_jsonl(self, lines: Iterable[str], *, on_progress: Progress | None = None) -> ImportReport:
         """Import graphmem's own export (same ids; merges without duplicating) or plain observations.
@@ -223,6 +232,8 @@ class MemoryService:
         Every line is checked first; a bad line fails the whole import with its line number.
         """
         parsed = parse_import_lines(lines)
+        if parsed.memory_file:  # the MCP reference server's entities and relations
+            return self.exports.import_memory_file(parsed.memory_file)
         if parsed.observations:
             results = self.store_many(parsed.observations, on_progress=on_progress)
             fresh = [r for r in results if not r.duplicate]

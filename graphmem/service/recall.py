@@ -5,6 +5,7 @@ The mathematics lives in ``graphmem.core``; this module wires it to the projecti
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +13,7 @@ import numpy as np
 from graphmem.core.activation import hop_spread, personalized_pagerank
 from graphmem.core.ranking import idf, length_normalized, reciprocal_rank_fusion, weighted_score_fusion
 from graphmem.core.spreading_graph import FloatArray
+from graphmem.service.decay_scores import ranking_weights
 from graphmem.settings import Settings
 from graphmem.service.results import MemoryHit, SeedNode
 from graphmem.store.convert import from_ms
@@ -83,8 +85,12 @@ class RecallEngine:
         return SeedNode(id=f"c{node}", name=concept, query_concept=query_concept, match=match, weight=weight)
 
     # -- activation -----------------------------------------------------------------------------
-    def activate(self, query: str, view: VisibilityFilter, now_ms: int, limit: int) -> Activation:
-        """Spread from the query's seeds and rank the visible memories (filters before the cut)."""
+    def activate(self, query: str, view: VisibilityFilter, now_ms: int, limit: int, *,
+                 decay: bool = True) -> Activation:
+        """Spread from the query's seeds and rank the visible memories (filters before the cut).
+
+        ``decay`` applies the lifecycle ranking weight here; search applies it once, to the fused list.
+        """
         with self.projection.lock:
             query_concepts, seeds, unmatched = self.match_seeds(query)
             n = self.projection.graph.n_nodes
@@ -93,7 +99,7 @@ class RecallEngine:
                 seed_vector[self.projection.concept_nodes[seed.name]] += seed.weight
             vector = self._spread(seed_vector) if seed_vector.any() else np.zeros(n)
             mask = self.projection.visible(view, now_ms)
-            ranked = self._rank(vector, mask, limit)
+            ranked = self._rank(vector, mask, limit, now_ms if decay else None)
         return Activation(query_concepts, tuple(seeds), unmatched, vector, ranked)
 
     def _spread(self, seed_vector: FloatArray) -> FloatArray:
@@ -104,9 +110,14 @@ class RecallEngine:
         return personalized_pagerank(graph, seed_vector, alpha=params.alpha, max_iter=params.max_iter,
                                      tol=params.tol, prune=params.prune)
 
-    def _rank(self, vector: FloatArray, mask: np.ndarray, limit: int) -> tuple[tuple[int, float], ...]:
+    def _rank(self, vector: FloatArray, mask: np.ndarray, limit: int,
+              now_ms: int | None = None) -> tuple[tuple[int, float], ...]:
         scores = np.where(mask, vector, 0.0)
         scores = length_normalized(scores, self.projection.col("length"), self.settings.activation.length_norm)
+        if now_ms is not None and self.settings.decay.ranking_weight > 0:
+            # Lifecycle: relevance · (1 − w + w·min(decay score, 1)), vectorized over the candidates.
+            live = np.flatnonzero(scores > 0)
+            scores[live] *= ranking_weights(self.projection, self.settings.decay, live, now_ms)
         candidates = np.flatnonzero(scores > 0)
         if candidates.size > limit:
             candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
@@ -147,7 +158,7 @@ class RecallEngine:
         """BM25 and activation rankings fused; (node, score, bm25_rank, activation_rank), best first."""
         fusion = self.settings.fusion
         bm25_nodes = self._bm25(query, view, now_ms, max(depth, fusion.candidates))
-        activation = self.activate(query, view, now_ms, max(depth, fusion.candidates))
+        activation = self.activate(query, view, now_ms, max(depth, fusion.candidates), decay=False)
         act_nodes = [node for node, _ in activation.ranked]
         keys_b = [str(node) for node, _ in bm25_nodes]
         keys_a = [str(node) for node in act_nodes]
@@ -162,19 +173,49 @@ class RecallEngine:
                 [fusion.bm25_weight, fusion.activation_weight])
         rank_b = {key: rank for rank, key in enumerate(keys_b, start=1)}
         rank_a = {key: rank for rank, key in enumerate(keys_a, start=1)}
+        fused = self._decay_weighted(fused, now_ms)
         ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))
         return [(int(key), score, rank_b.get(key), rank_a.get(key)) for key, score in ordered], activation
 
+    def _decay_weighted(self, fused: dict[str, float], now_ms: int) -> dict[str, float]:
+        """The lifecycle ranking weight on fused scores (a no-op at ``decay.ranking_weight = 0``)."""
+        if self.settings.decay.ranking_weight <= 0 or not fused:
+            return fused
+        nodes = np.array([int(key) for key in fused], dtype=np.int64)
+        with self.projection.lock:
+            factors = ranking_weights(self.projection, self.settings.decay, nodes, now_ms)
+        return {key: score * float(factor)
+                for (key, score), factor in zip(fused.items(), factors, strict=True)}
+
+    def with_bridge(self, activation: Activation, view: VisibilityFilter, now_ms: int, depth: int) -> Activation:
+        """The activation ranking with the second-hop bridge fused in below its best hits."""
+        if self.settings.fusion.bridge_weight <= 0 or not activation.ranked:
+            return activation
+        score_of = dict(activation.ranked)
+        first = {str(node): 1.0 / rank for rank, (node, _) in enumerate(activation.ranked, start=1)}
+        bridge = dict(self._bridge(activation, [n for n, _ in activation.ranked[: self.settings.fusion.bridge_sources]],
+                                   view, now_ms, depth))
+        fused = self._with_bridge(first, activation, view, now_ms, depth, bridge_ranked=list(bridge.items()))
+        ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))[:depth]
+        ranked = tuple((int(key), score_of.get(int(key), bridge.get(int(key), 0.0))) for key in ordered)
+        return dataclasses.replace(activation, ranked=ranked)
+
     def _with_bridge(self, fused: dict[str, float], activation: Activation, view: VisibilityFilter, now_ms: int,
-                     depth: int) -> dict[str, float]:
+                     depth: int, bridge_ranked: list[tuple[int, float]] | None = None) -> dict[str, float]:
         """Keep the first pass's best hits on top; re-rank the rest with the bridge ranking fused in."""
         fusion = self.settings.fusion
         ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))
         sources = [int(key) for key in ordered[: fusion.bridge_sources]]
-        bridge = [str(node) for node, _ in self._bridge(activation, sources, view, now_ms, depth)]
+        if bridge_ranked is None:
+            bridge_ranked = list(self._bridge(activation, sources, view, now_ms, depth))
+        bridge = [str(node) for node, _ in bridge_ranked]
         rest = reciprocal_rank_fusion([ordered[len(sources):], bridge], [1.0, fusion.bridge_weight], k=fusion.rrf_k)
-        top_score = 1.0 + max(rest.values(), default=0.0)
-        return {**{key: top_score + len(sources) - i for i, key in enumerate(ordered[: len(sources)])}, **rest}
+        # The sources keep their first-pass scores; the rest is scaled just below the weakest source,
+        # so scores stay on the first pass's scale and the order is what the two stages decided.
+        floor = min(fused[key] for key in ordered[: len(sources)])
+        ceiling = max(rest.values(), default=0.0) or 1.0
+        scaled = {key: 0.999 * floor * value / ceiling for key, value in rest.items()}
+        return {**{key: fused[key] for key in ordered[: len(sources)]}, **scaled}
 
     def _bridge(self, activation: Activation, sources: list[int], view: VisibilityFilter, now_ms: int,
                 limit: int) -> tuple[tuple[int, float], ...]:

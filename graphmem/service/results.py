@@ -112,6 +112,9 @@ class SearchHit:
     topic_key: str | None = None
     tags: tuple[str, ...] = ()
     concepts: tuple[str, ...] = ()
+    status: str = "active"  # lifecycle: active or promoted (one score scale for both)
+    decay_score: float | None = None  # (use_count+1)^β · D(Δt) · strength now
+    review_candidate: bool = False  # in the decay danger zone: a touch would keep it
 
 
 @dataclass(frozen=True, slots=True)

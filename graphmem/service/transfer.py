@@ -10,18 +10,22 @@ from typing import Any, TextIO
 import networkx as nx
 
 from graphmem.errors import InvalidInput
+from graphmem.service.memory_file import is_memory_file_record, memory_file_problem
+from graphmem.service.record_checks import record_problem
 from graphmem.store import transfer
 from graphmem.store.tables import SCHEMA_VERSION
 
 __all__ = ["ImportReport", "ParsedImport", "parse_import_lines", "write_jsonl", "write_node_link"]
 
-_GRAPH_TYPES = {"header", "concept", "memory", "concept_edge", "relation", "session"}
+_GRAPH_TYPES = {"header", "concept", "memory", "concept_edge", "relation", "session", "prompt", "fact"}
 _REQUIRED = {
     "concept": ("key", "kind"),
     "memory": ("id", "content", "kind", "created_at", "last_used_at", "valid_from", "content_hash", "status"),
     "concept_edge": ("a", "b", "count"),
-    "relation": ("id", "source_id", "target_id", "type", "status", "created_at"),
+    "relation": ("id", "source_id", "target_id", "relation_type", "status", "created_at"),
     "session": ("id", "started_at", "last_activity_at"),
+    "prompt": ("id", "content", "created_at"),
+    "fact": ("id", "subject", "predicate", "object", "valid_from", "created_at"),
 }
 
 
@@ -37,6 +41,7 @@ class ImportReport:
 class ParsedImport:
     graph_records: list[dict[str, Any]] = field(default_factory=list)
     observations: list[dict[str, Any]] = field(default_factory=list)
+    memory_file: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (line, record)
 
 
 def parse_import_lines(lines: Iterable[str]) -> ParsedImport:
@@ -51,7 +56,7 @@ def parse_import_lines(lines: Iterable[str]) -> ParsedImport:
         except json.JSONDecodeError as error:
             errors.append(f"line {number}: not JSON ({error.msg})")
             continue
-        problem = _classify(record, parsed)
+        problem = _classify(record, parsed, number)
         if problem:
             errors.append(f"line {number}: {problem}")
     if errors:
@@ -59,12 +64,19 @@ def parse_import_lines(lines: Iterable[str]) -> ParsedImport:
         raise InvalidInput(f"import refused, nothing was written: {shown}")
     if parsed.graph_records and parsed.observations:
         raise InvalidInput("import refused: the file mixes graphmem export records with plain observations")
+    if parsed.memory_file and (parsed.graph_records or parsed.observations):
+        raise InvalidInput("import refused: the file mixes MCP memory-server lines with other records")
     return parsed
 
 
-def _classify(record: Any, parsed: ParsedImport) -> str | None:
+def _classify(record: Any, parsed: ParsedImport, number: int = 0) -> str | None:
     if not isinstance(record, dict):
         return "expected a JSON object"
+    if is_memory_file_record(record):  # @modelcontextprotocol/server-memory: entity / relation lines
+        problem = memory_file_problem(record)
+        if problem is None:
+            parsed.memory_file.append((number, record))
+        return problem
     kind = record.get("type")
     if kind in _GRAPH_TYPES:
         if kind == "header":
@@ -76,8 +88,10 @@ def _classify(record: Any, parsed: ParsedImport) -> str | None:
         missing = [name for name in _REQUIRED[kind] if record.get(name) is None]
         if missing:
             return f"{kind} record lacks {', '.join(missing)}"
-        parsed.graph_records.append(record)
-        return None
+        problem = record_problem(kind, record)
+        if problem is None:
+            parsed.graph_records.append(record)
+        return problem
     if "content" in record:
         parsed.observations.append({k: v for k, v in record.items() if k != "type"})
         return None

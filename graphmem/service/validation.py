@@ -23,7 +23,9 @@ __all__ = [
     "strip_private",
 ]
 
-_PRIVATE = re.compile(r"<private>.*?</private>", re.DOTALL | re.IGNORECASE)
+# The innermost block first (no <private> inside), so nested blocks come off from the inside out.
+_PRIVATE = re.compile(r"<private>(?:(?!<private>).)*?</private>", re.DOTALL | re.IGNORECASE)
+_PRIVATE_UNCLOSED = re.compile(r"<private>.*\Z", re.DOTALL | re.IGNORECASE)
 _EPOCH_MS_FLOOR = 10**11  # 1973 in ms: smaller numbers are taken as epoch *seconds*
 
 
@@ -39,6 +41,8 @@ def check_text(name: str, value: str | None, max_chars: int, *, required: bool =
         raise InvalidInput(f"{name} must not be empty")
     if len(value) > max_chars:
         raise InvalidInput(f"{name} is {len(value):,} characters; the limit is {max_chars:,}")
+    if "\x00" in value:  # PostgreSQL refuses NUL in text; refuse it here for every backend alike
+        raise InvalidInput(f"{name} must not contain a NUL (\\x00) character")
     return value
 
 
@@ -105,8 +109,18 @@ def parse_instant(name: str, value: Any) -> datetime | None:
 
 
 def strip_private(text: str) -> str:
-    """Remove ``<private>…</private>`` blocks, which must never be stored (KiroGraph's convention)."""
-    return _PRIVATE.sub("", text)
+    """Remove ``<private>…</private>`` blocks, which must never be stored (KiroGraph's convention).
+
+    Nested blocks are removed whole, and an unclosed ``<private>`` hides everything after it:
+    a missing close tag must not leak the secret it was meant to hide.
+
+    >>> strip_private("a <private>b <private>c</private> d</private> e <private>f")
+    'a  e '
+    """
+    previous = None
+    while previous != text:
+        previous, text = text, _PRIVATE.sub("", text)
+    return _PRIVATE_UNCLOSED.sub("", text)
 
 
 def normalize_content(text: str) -> str:

@@ -52,9 +52,10 @@ class Observation:
 
 
 def validate_observation(limits: LimitSettings, *, content: Any, kind: str = "note", project: Any = None,
-                         topic_key: Any = None, tags: Any = None, entities: Any = None, source: Any = None,
-                         context: Any = None, meta: Any = None, session_id: Any = None, review_after: Any = None,
-                         valid_from: Any = None, created_at: Any = None, parent_id: Any = None) -> Observation:
+                         topic_key: Any = None, tags: Any = None, entities: Any = None,
+                         source: Any = None, context: Any = None, meta: Any = None, session_id: Any = None,
+                         review_after: Any = None, valid_from: Any = None, created_at: Any = None,
+                         parent_id: Any = None) -> Observation:
     """Check every field at the boundary; raise InvalidInput naming the first bad one."""
     text = check_text("content", content, limits.max_content_chars, required=True) or ""
     text = strip_private(text).strip()
@@ -68,14 +69,19 @@ def validate_observation(limits: LimitSettings, *, content: Any, kind: str = "no
         topic_key=check_text("topic_key", topic_key, 300) or None,
         tags=check_strings("tags", tags, limits.max_tags, limits.max_tag_chars),
         entities=check_strings("entities", entities, limits.max_entities, 200),
-        source=check_text("source", source, limits.max_source_chars),
-        context=check_text("context", context, limits.max_context_chars),
+        source=_private_free(check_text("source", source, limits.max_source_chars)),
+        context=_private_free(check_text("context", context, limits.max_context_chars)),
         meta=dict(meta or {}), session_id=check_text("session_id", session_id, 200) or None,
         review_after=parse_instant("review_after", review_after),
         valid_from=parse_instant("valid_from", valid_from),
         created_at=parse_instant("created_at", created_at),
         parent_id=check_text("parent_id", parent_id, 200) or None,
     )
+
+
+def _private_free(value: str | None) -> str | None:
+    """Free text beside the content is stored too, so it loses its private blocks the same way."""
+    return None if value is None else strip_private(value).strip() or None
 
 
 def build_drafts(extractor: ConceptExtractor, observations: Sequence[Observation]) -> list[MemoryDraft]:

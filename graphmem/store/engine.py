@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, inspect
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel, create_engine, select
 
+from graphmem.errors import StorageError
 from graphmem.store import fulltext
 from graphmem.store.tables import SCHEMA_VERSION, MetaRow
 
 __all__ = ["database_url", "open_engine"]
+
+# Both spellings name a private in-memory database; each needs the one shared connection below.
+_SQLITE_MEMORY_URLS = frozenset({"sqlite://", "sqlite:///:memory:"})
 
 
 def database_url(db: str) -> str:
@@ -32,22 +38,46 @@ def database_url(db: str) -> str:
 
 
 def open_engine(db: str) -> Engine:
-    """Create the engine, the schema and the full-text index; record the schema version."""
+    """Create the engine, the schema and the full-text index; record the schema version.
+
+    Raises
+    ------
+    StorageError
+        If the database cannot be opened or was written by a newer graphmem schema.
+    """
     url = database_url(db)
+    try:
+        engine = create_engine(url, **_engine_options(url))
+    except (SQLAlchemyError, OSError) as error:
+        masked = re.sub(r"://([^:/@]*):[^@/]*@", r"://\1:***@", url)
+        raise StorageError(f"cannot open database {masked}: {_first_line(error)}") from error
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    try:
+        _refuse_newer_schema(engine)  # before create_all: never add tables to a schema we do not know
+        SQLModel.metadata.create_all(engine)
+        fulltext.ensure_index(engine)
+        _record_schema_version(engine)
+    except SQLAlchemyError as error:
+        engine.dispose()
+        shown = engine.url.render_as_string()  # hides the password
+        raise StorageError(f"cannot open database {shown}: {_first_line(error)}") from error
+    return engine
+
+
+def _engine_options(url: str) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         kwargs["connect_args"] = {"check_same_thread": False}
-        if url == "sqlite://":
+        if url in _SQLITE_MEMORY_URLS:
             kwargs["poolclass"] = StaticPool  # one shared in-memory database, as in SQLModel's test guide
         else:
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, **kwargs)
-    if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
-    SQLModel.metadata.create_all(engine)
-    fulltext.ensure_index(engine)
-    _record_schema_version(engine)
-    return engine
+    return kwargs
+
+
+def _first_line(error: BaseException) -> str:
+    return f"{error.__class__.__name__}: {(str(error).splitlines() or [''])[0]}"
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
@@ -61,11 +91,21 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def _record_schema_version(engine: Engine) -> None:
+def _refuse_newer_schema(engine: Engine) -> None:
+    if not inspect(engine).has_table(MetaRow.__tablename__):
+        return
     with Session(engine) as session:
         row = session.exec(select(MetaRow).where(MetaRow.key == "schema_version")).first()
-        if row is None:
+    if row is not None and int(row.value) > SCHEMA_VERSION:
+        # A typed error, so the CLI prints one line and the MCP server refuses to start cleanly,
+        # instead of writing rows an older schema does not know about.
+        engine.dispose()
+        raise StorageError(f"database schema version {row.value} is newer than this graphmem supports "
+                           f"({SCHEMA_VERSION}); upgrade graphmem to open {engine.url.render_as_string()}")
+
+
+def _record_schema_version(engine: Engine) -> None:
+    with Session(engine) as session:
+        if session.get(MetaRow, "schema_version") is None:
             session.add(MetaRow(key="schema_version", value=str(SCHEMA_VERSION)))
             session.commit()
-        elif int(row.value) > SCHEMA_VERSION:
-            raise RuntimeError(f"database schema {row.value} is newer than this graphmem ({SCHEMA_VERSION})")

@@ -212,7 +212,8 @@ class GraphProjection:
         :meth:`set_hidden`, because another judged relation may still hide the same memory."""
         semantics = RELATION_TYPES.get(relation.type)
         with self.lock:
-            source, target = self.memory_nodes.get(relation.source_id), self.memory_nodes.get(relation.target_id)
+            source = self.memory_nodes.get(relation.source_id)
+            target = self.memory_nodes.get(relation.target_id)
             if semantics is None or source is None or target is None or relation.status == "ignored":
                 return
             weight = self.settings.relation_weight * semantics.spread * relation.confidence

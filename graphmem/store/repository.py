@@ -80,22 +80,26 @@ class Repository:
     # -- writes ---------------------------------------------------------------------------------
     def add_memories(self, drafts: Sequence[MemoryDraft]) -> StoredBatch:
         """Insert drafts in one transaction; same normalized content in the same project is a duplicate."""
-        batch = StoredBatch()
         with self.transaction() as session:
-            fresh = self._split_duplicates(session, drafts, batch)
-            if not fresh:
-                return batch
-            inserted = session.execute(
-                insert(MemoryRow).returning(MemoryRow.__table__.c.seq, MemoryRow.__table__.c.id),
-                [draft.row for draft in fresh],
-            ).all()
-            seq_of = {memory_id: seq for seq, memory_id in inserted}
-            concepts = self._upsert_concepts(session, fresh)
-            batch.concepts = concepts
-            self._insert_mentions(session, fresh, seq_of, concepts, batch)
-            self._add_cooccurrences(session, fresh, concepts, batch)
-            rows = session.exec(select(MemoryRow).where(col(MemoryRow.seq).in_(list(seq_of.values())))).all()
-            batch.memories = sorted((row.seq or 0, memory_from_row(row)) for row in rows)
+            return self.add_memories_in(session, drafts)
+
+    def add_memories_in(self, session: Session, drafts: Sequence[MemoryDraft]) -> StoredBatch:
+        """:meth:`add_memories` inside a caller's transaction (an import that also writes relations)."""
+        batch = StoredBatch()
+        fresh = self._split_duplicates(session, drafts, batch)
+        if not fresh:
+            return batch
+        inserted = session.execute(
+            insert(MemoryRow).returning(MemoryRow.__table__.c.seq, MemoryRow.__table__.c.id),
+            [draft.row for draft in fresh],
+        ).all()
+        seq_of = {memory_id: seq for seq, memory_id in inserted}
+        concepts = self._upsert_concepts(session, fresh)
+        batch.concepts = concepts
+        self._insert_mentions(session, fresh, seq_of, concepts, batch)
+        self._add_cooccurrences(session, fresh, concepts, batch)
+        rows = session.exec(select(MemoryRow).where(col(MemoryRow.seq).in_(list(seq_of.values())))).all()
+        batch.memories = sorted((row.seq or 0, memory_from_row(row)) for row in rows)
         return batch
 
     def _split_duplicates(self, session: Session, drafts: Sequence[MemoryDraft],
@@ -139,6 +143,8 @@ class Repository:
             for seq, key in created:
                 known[key] = ConceptRecord(seq, key, kinds[key], 0)
         concept_table = ConceptRow.__table__
+        if not df_increment:  # no concept in any draft ("!!!"): an empty executemany is an error
+            return {}
         session.connection().execute(
             update(concept_table).where(concept_table.c.seq == bindparam("b_seq"))
             .values(df=concept_table.c.df + bindparam("b_inc")),

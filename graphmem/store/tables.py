@@ -16,9 +16,12 @@ from sqlmodel import Field, SQLModel
 __all__ = [
     "ConceptEdgeRow",
     "ConceptRow",
+    "FactRow",
     "MemoryRow",
     "MentionRow",
     "MetaRow",
+    "MetricRow",
+    "PromptRow",
     "RelationRow",
     "SCHEMA_VERSION",
     "SessionRow",
@@ -130,3 +133,56 @@ class MetaRow(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     value: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class PromptRow(SQLModel, table=True):
+    """A user prompt saved for a session, so a later session can reconstruct what was asked."""
+
+    __tablename__ = "prompt"
+
+    id: str = Field(primary_key=True)
+    session_id: str | None = Field(default=None, index=True)
+    project: str | None = None
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class MetricRow(SQLModel, table=True):
+    """Per-operation call counters and timings, summed across processes and restarts."""
+
+    __tablename__ = "metric"
+
+    operation: str = Field(primary_key=True)
+    calls: int = 0
+    errors: int = 0
+    total_ms: float = 0.0
+    max_ms: float = 0.0
+    # Latency histogram over fixed bucket bounds (graphmem.service.metrics.BUCKETS_MS): additive, so
+    # counts from several processes merge exactly and percentiles survive a restart.
+    buckets: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    first_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+    last_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class FactRow(SQLModel, table=True):
+    """A temporal fact (subject, predicate, object) over ``[valid_from, valid_to)``.
+
+    Subject and object are concept keys (rows in ``concept``), so facts live in the concept graph;
+    a newer object for the same (subject, predicate) closes this fact (``superseded_by``).
+    """
+
+    __tablename__ = "fact"
+    __table_args__ = (Index("ix_fact_subject_predicate", "subject", "predicate"),)
+
+    id: str = Field(primary_key=True)
+    subject: str = Field(index=True)
+    predicate: str
+    object: str = Field(index=True)
+    confidence: float = 1.0
+    valid_from: int = Field(sa_column=Column(BigInteger, nullable=False))
+    valid_to: int | None = Field(default=None, sa_column=Column(BigInteger))
+    superseded_by: str | None = None
+    reason: str | None = Field(default=None, sa_column=Column(Text))
+    source_id: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: int = Field(sa_column=Column(BigInteger, nullable=False))

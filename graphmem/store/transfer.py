@@ -2,10 +2,11 @@
 
 Records (one per JSONL line, in this order): a ``header``, ``concept`` (by key), ``memory`` (by
 creation order, with its mentions inline by concept key), ``concept_edge`` (by key pair),
-``relation`` and ``session`` (by id). Internal integer keys (``seq``) never leave the store, so a
-file can be imported into a store that already has rows: memories keep their ids, concepts merge by
-key, and a co-occurrence count merges as the larger of the two, which makes importing the same
-file twice a no-op. Times stay epoch milliseconds, so the round trip is exact.
+``relation`` and ``session`` (by id), and ``prompt`` (saved user prompts, by time). Internal
+integer keys (``seq``) never leave the store, so a file can be imported into a store that already
+has rows: memories keep their ids, concepts merge by key, and a co-occurrence count merges as the
+larger of the two, which makes importing the same file twice a no-op. Times stay epoch
+milliseconds, so the round trip is exact.
 """
 
 from __future__ import annotations
@@ -16,9 +17,20 @@ from typing import Any
 from sqlalchemy import func, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
-from graphmem.store.tables import ConceptEdgeRow, ConceptRow, MemoryRow, MentionRow, RelationRow, SessionRow
+from graphmem.errors import StorageError
+from graphmem.store.tables import (
+    ConceptEdgeRow,
+    ConceptRow,
+    FactRow,
+    MemoryRow,
+    MentionRow,
+    PromptRow,
+    RelationRow,
+    SessionRow,
+)
 
 __all__ = ["FORMAT", "MEMORY_FIELDS", "export_records", "import_records"]
 
@@ -30,7 +42,12 @@ MEMORY_FIELDS = (
 )
 _RELATION_FIELDS = ("id", "source_id", "target_id", "type", "confidence", "reason", "evidence", "meta", "status",
                     "created_at", "judged_at")
+_DEFAULTS: dict[str, Any] = {"tags": list, "entities": list, "meta": dict, "use_count": int,
+                             "strength": lambda: 1.0, "confidence": lambda: 1.0, "timeout_s": lambda: 7200}
 _SESSION_FIELDS = ("id", "project", "client", "started_at", "last_activity_at", "ended_at", "timeout_s")
+_PROMPT_FIELDS = ("id", "session_id", "project", "content", "created_at")
+_FACT_FIELDS = ("id", "subject", "predicate", "object", "confidence", "valid_from", "valid_to", "superseded_by",
+                "reason", "source_id", "meta", "created_at")
 
 
 def export_records(engine: Engine, schema_version: int) -> Iterator[dict[str, Any]]:
@@ -48,37 +65,62 @@ def export_records(engine: Engine, schema_version: int) -> Iterator[dict[str, An
             record = {"type": "memory", **{name: getattr(row, name) for name in MEMORY_FIELDS}}
             record["mentions"] = sorted(mentions.get(row.seq or 0, []))
             yield record
-        edges = sorted([key_of[e.a_seq], key_of[e.b_seq], e.count] for e in session.exec(select(ConceptEdgeRow)))
+        # An edge's pair is written in key order, not seq order: seqs differ between stores, and the
+        # export of an imported store must equal the original file.
+        edges = sorted([*sorted((key_of[e.a_seq], key_of[e.b_seq])), e.count]
+                       for e in session.exec(select(ConceptEdgeRow)))
         for a, b, count in edges:
             yield {"type": "concept_edge", "a": a, "b": b, "count": count}
         for rel in session.exec(select(RelationRow).order_by(col(RelationRow.id))):
-            yield {"type": "relation", **{name: getattr(rel, name) for name in _RELATION_FIELDS}}
+            # "type" names the record; the relation's own type travels as "relation_type".
+            fields = {name: getattr(rel, name) for name in _RELATION_FIELDS if name != "type"}
+            yield {"type": "relation", "relation_type": rel.type, **fields}
         for ses in session.exec(select(SessionRow).order_by(col(SessionRow.id))):
             yield {"type": "session", **{name: getattr(ses, name) for name in _SESSION_FIELDS}}
+        for prompt in session.exec(select(PromptRow).order_by(col(PromptRow.created_at), col(PromptRow.id))):
+            yield {"type": "prompt", **{name: getattr(prompt, name) for name in _PROMPT_FIELDS}}
+        for fact in session.exec(select(FactRow).order_by(col(FactRow.id))):
+            yield {"type": "fact", **{name: getattr(fact, name) for name in _FACT_FIELDS}}
 
 
 def import_records(engine: Engine, records: Sequence[dict[str, Any]]) -> dict[str, int]:
     """Merge validated records into the store in one transaction; returns counts of what was added."""
-    added = dict.fromkeys(("concepts", "memories", "concept_edges", "relations", "sessions"), 0)
+    added = dict.fromkeys(("concepts", "memories", "concept_edges", "relations", "sessions", "prompts",
+                           "facts"), 0)
     by_type: dict[str, list[dict[str, Any]]] = {}
     for record in records:
         by_type.setdefault(record["type"], []).append(record)
+    edges = by_type.get("concept_edge", [])
+    relations = [{**r, "type": r["relation_type"]} for r in by_type.get("relation", [])]
     with Session(engine) as session:
-        concept_seq = _merge_concepts(session, by_type.get("concept", []), by_type.get("memory", []), added)
-        _merge_memories(session, by_type.get("memory", []), concept_seq, added)
-        _merge_edges(session, by_type.get("concept_edge", []), concept_seq, added)
-        _insert_missing(session, RelationRow, by_type.get("relation", []), _RELATION_FIELDS, added, "relations")
-        _insert_missing(session, SessionRow, by_type.get("session", []), _SESSION_FIELDS, added, "sessions")
-        _recount_df(session)
-        session.commit()
+        try:
+            concept_seq = _merge_concepts(session, by_type.get("concept", []),
+                                          [*by_type.get("memory", []), *_edge_mentions(edges)], added)
+            _merge_memories(session, by_type.get("memory", []), concept_seq, added)
+            _merge_edges(session, edges, concept_seq, added)
+            _insert_missing(session, RelationRow, relations, _RELATION_FIELDS, added, "relations")
+            _insert_missing(session, SessionRow, by_type.get("session", []), _SESSION_FIELDS, added, "sessions")
+            _insert_missing(session, PromptRow, by_type.get("prompt", []), _PROMPT_FIELDS, added, "prompts")
+            _insert_missing(session, FactRow, by_type.get("fact", []), _FACT_FIELDS, added, "facts")
+            _recount_df(session)
+            session.commit()
+        except SQLAlchemyError as error:  # e.g. a relation naming a memory in neither file nor store
+            session.rollback()
+            raise StorageError(f"import refused, nothing was written: {error.__class__.__name__}: "
+                               f"{(str(error).splitlines() or [''])[0]}") from error
     return added
+
+
+def _edge_mentions(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Edges as pseudo-memories, so a concept only an edge names is created like a mentioned one."""
+    return [{"mentions": [[edge["a"], 0.0, 0], [edge["b"], 0.0, 0]]} for edge in edges]
 
 
 def _merge_concepts(session: Session, concepts: list[dict[str, Any]], memories: list[dict[str, Any]],
                     added: dict[str, int]) -> dict[str, int]:
     wanted = {c["key"]: c for c in concepts}
     for memory in memories:  # a memory may mention a concept the file does not list: create it
-        for key, *_ in memory.get("mentions", []):
+        for key, *_ in memory.get("mentions") or []:
             wanted.setdefault(key, {"key": key, "kind": "term", "aliases": []})
     seq_of = {row.key: row.seq or 0 for row in session.exec(select(ConceptRow))}
     for key, concept in wanted.items():
@@ -99,11 +141,11 @@ def _merge_memories(session: Session, memories: list[dict[str, Any]], concept_se
         project_key = record.get("project") or ""
         if record["id"] in existing_ids or (project_key, record["content_hash"]) in existing_hashes:
             continue
-        fields = {name: record.get(name) for name in MEMORY_FIELDS}
-        row = MemoryRow(**fields, project_key=project_key, concept_count=len(record.get("mentions", [])))
+        fields = _with_defaults(record, MEMORY_FIELDS)
+        row = MemoryRow(**fields, project_key=project_key, concept_count=len(record.get("mentions") or []))
         session.add(row)
         session.flush()
-        for key, weight, count in record.get("mentions", []):
+        for key, weight, count in record.get("mentions") or []:
             session.add(MentionRow(memory_seq=row.seq or 0, concept_seq=concept_seq[key], weight=weight, count=count))
         existing_ids.add(record["id"])
         existing_hashes.add((project_key, record["content_hash"]))
@@ -134,10 +176,20 @@ def _insert_missing(session: Session, table: Any, records: list[dict[str, Any]],
     existing = set(session.exec(select(table.id)))
     for record in records:
         if record["id"] not in existing:
-            session.add(table(**{name: record.get(name) for name in fields}))
+            session.add(table(**_with_defaults(record, fields)))
             existing.add(record["id"])
             added[counter] += 1
     session.flush()
+
+
+def _with_defaults(record: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    """The record's fields; an optional field it leaves out (or null) gets the column's default,
+    because a JSON column stores None as JSON null, which no NOT NULL constraint catches."""
+    values = {name: record.get(name) for name in fields}
+    for name, default in _DEFAULTS.items():
+        if name in values and values[name] is None:
+            values[name] = default()
+    return values
 
 
 def _recount_df(session: Session) -> None:

@@ -1,0 +1,186 @@
+"""CLI commands of the relation area: relate, conflicts, fact, history, capture, lint (docs/relations.md).
+
+``graphmem.cli`` lists them in ``COMMANDS`` and calls :func:`add_arguments`; each command is a thin
+call into ``MemoryService.relations`` that prints text, or JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from graphmem.core.relations import valid_relation_types
+from graphmem.errors import InvalidInput
+
+__all__ = ["RELATION_COMMANDS", "add_arguments", "cmd_capture", "cmd_chain", "cmd_conflicts", "cmd_fact",
+           "cmd_lint", "cmd_relate"]
+
+
+def _cli() -> Any:
+    from graphmem import cli  # noqa: PLC0415 - deferred: cli imports this module
+
+    return cli
+
+
+def _args(args: argparse.Namespace, count: int, usage: str) -> list[str]:
+    if len(args.args) != count:
+        raise InvalidInput(f"usage: {usage}")
+    return list(args.args)
+
+
+def cmd_relate(args: argparse.Namespace) -> None:
+    """Relate two memories (ids or topic keys) with a typed relation, judged now."""
+    outcome = _cli()._service(args).relations.relate(args.source, args.target, args.type,
+                                                     confidence=args.confidence, reason=args.reason,
+                                                     evidence=args.evidence)
+    _cli()._emit(args, outcome, lambda o: f"{o.action}: {o.message}" + (
+        f"; superseded {', '.join(o.superseded)}" if o.superseded else ""))
+
+
+def cmd_conflicts(args: argparse.Namespace) -> None:
+    """Conflict workflow: scan, pending, compare A B, judge REL_ID, ignore REL_ID."""
+    relations = _cli()._service(args).relations
+    if args.action == "scan":
+        result: Any = relations.conflicts.scan(args.limit, args.project, min_score=args.min_score)
+        render = _render_scan
+    elif args.action == "pending":
+        result, render = relations.pending(args.limit), _render_pending
+    elif args.action == "compare":
+        source, target = _args(args, 2, "graphmem conflicts compare A B --relation TYPE")
+        confidence = 1.0 if args.confidence is None else args.confidence
+        result = relations.compare(source, target, args.relation or "conflicts_with", confidence=confidence,
+                                   reason=args.reason)
+        render = _render_outcome
+    elif args.action == "judge":
+        (relation_id,) = _args(args, 1, "graphmem conflicts judge REL_ID [--relation TYPE] [--stronger ID]")
+        result = relations.judge(relation_id, args.relation, confidence=args.confidence, reason=args.reason,
+                                 stronger=args.stronger)
+        render = _render_outcome
+    else:
+        (relation_id,) = _args(args, 1, "graphmem conflicts ignore REL_ID")
+        result, render = relations.ignore(relation_id, args.reason), _render_outcome
+    _cli()._emit(args, result, render)
+
+
+def _render_scan(scan: Any) -> str:
+    lines = [f"{c.score:.3f} [{c.kind}] {c.a.id} vs {c.b.id}: {c.reason}\n    A: {c.a.content[:100]}\n"
+             f"    B: {c.b.content[:100]}" for c in scan.candidates]
+    return "\n".join([*lines, f"scanned {scan.scanned} memories, {scan.pairs_compared} pairs, "
+                              f"{scan.settled_pairs_skipped} already related"])
+
+
+def _render_pending(page: Any) -> str:
+    lines = [f"{i.relation.id} {i.relation.type} ({i.relation.confidence}) {i.source.id} → {i.target.id}: "
+             f"{i.relation.reason or ''}" for i in page.items]
+    return "\n".join(lines) or "no pending relations"
+
+
+def _render_outcome(outcome: Any) -> str:
+    return f"{outcome.action}: {outcome.message}"
+
+
+def cmd_fact(args: argparse.Namespace) -> None:
+    """Temporal facts: add S P O, invalidate FACT_ID, at [--at T], timeline SUBJECT."""
+    facts = _cli()._service(args).relations.facts
+    if args.action == "add":
+        subject, predicate, obj = _args(args, 3, "graphmem fact add SUBJECT PREDICATE OBJECT")
+        result: Any = facts.add(subject, predicate, obj, confidence=args.confidence,
+                                valid_from=args.valid_from, invalidate_previous=not args.keep_previous,
+                                reason=args.reason)
+    elif args.action == "invalidate":
+        (fact_id,) = _args(args, 1, "graphmem fact invalidate FACT_ID [--at T]")
+        result = facts.invalidate(fact_id, args.at, args.reason)
+    elif args.action == "timeline":
+        (subject,) = _args(args, 1, "graphmem fact timeline SUBJECT")
+        result = facts.timeline(subject)
+    else:
+        result = facts.at(args.at, *(args.args + [None] * 3)[:3])
+    _cli()._emit(args, result, _render_facts)
+
+
+def _render_facts(result: Any) -> str:
+    facts = result.facts if hasattr(result, "facts") else (result.fact, *result.closed)
+    lines = [f"{f.id} {f.subject} | {f.predicate} | {f.object}  [{f.valid_from.isoformat()} → "
+             f"{f.valid_to.isoformat() if f.valid_to else 'now'}]" for f in facts]
+    return "\n".join(([result.message] if getattr(result, "message", "") else []) + lines) or "no facts"
+
+
+def cmd_chain(args: argparse.Namespace) -> None:
+    """History of a topic key or memory chain: what replaced what, and when."""
+    history = _cli()._service(args).relations.history.of(args.ref, args.project)
+    _cli()._emit(args, history, lambda h: "\n".join(
+        [f"{m.id} [{m.valid_from} → {m.valid_to or 'now'}] {m.content[:90]}" for m in h.memories]
+        + [f"  {e.at}: {e.new_id} replaced {e.old_id} ({e.via})" for e in h.events]))
+
+
+def cmd_capture(args: argparse.Namespace) -> None:
+    """Capture a markdown note's Decisions / Learnings / Errors ... bullets as typed memories."""
+    content = Path(args.file).read_text(encoding="utf-8")
+    capture = _cli()._service(args).relations.capture
+    result = capture.markdown(content, project=args.project, tags=args.tag, dry_run=args.dry_run)
+    _cli()._emit(args, result, lambda r: "\n".join(
+        [f"{i.id or '(dry run)'} [{i.kind}] {i.content[:90]}" for i in r.items]
+        + [f"skipped line {s.line}: {s.reason}: {s.text[:60]}" for s in r.skipped]
+        + [f"stored {r.stored}, duplicates {r.duplicates}, skipped {len(r.skipped)}"]))
+
+
+def cmd_lint(args: argparse.Namespace) -> None:
+    """Check the store's health; --fix repairs what is safe."""
+    report = _cli()._service(args).relations.lint.run(fix=args.fix)
+    _cli()._emit(args, report, lambda r: "\n".join(
+        [f"{_state(f)}  {f.check}  {f.subject}: {f.detail}" for f in r.findings]
+        + ["ok" if r.ok else f"{len(r.findings)} findings, {r.fixed} fixed"]))
+
+
+def _state(finding: Any) -> str:
+    return "fixed" if finding.fixed else ("fixable" if finding.fixable else "report")
+
+
+def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
+    """The arguments of the relation-area commands."""
+    relate = parsers["relate"]
+    relate.add_argument("source",
+                        help="memory id or topic key (the side that supersedes, causes, supports...)")
+    relate.add_argument("target", help="memory id or topic key")
+    relate.add_argument("type", help=f"one of: {', '.join(valid_relation_types())}")
+    conflicts = parsers["conflicts"]
+    conflicts.add_argument("action", choices=["scan", "pending", "compare", "judge", "ignore"])
+    fact = parsers["fact"]
+    fact.add_argument("action", choices=["add", "invalidate", "at", "timeline"])
+    for p in (conflicts, fact):
+        p.add_argument("args", nargs="*", help="ids, or subject predicate object")
+    for p in (relate, conflicts, fact):
+        # conflicts: None keeps a judged relation's confidence unless one is given
+        p.add_argument("--confidence", type=float, default=None if p is conflicts else 1.0)
+        p.add_argument("--reason")
+    relate.add_argument("--evidence")
+    conflicts.add_argument("--relation", help="compare/judge: relation type")
+    conflicts.add_argument("--stronger", help="judge: id of the side that wins")
+    conflicts.add_argument("--min-score", type=float, default=0.0)
+    fact.add_argument("--valid-from")
+    fact.add_argument("--at")
+    fact.add_argument("--keep-previous", action="store_true", help="add: do not close the previous object")
+    parsers["chain"].add_argument("ref", help="topic key or memory id")
+    capture = parsers["capture"]
+    capture.add_argument("file")
+    capture.add_argument("--tag", action="append", default=[])
+    capture.add_argument("--dry-run", action="store_true")
+    parsers["lint"].add_argument("--fix", action="store_true")
+    for name in ("conflicts", "chain", "capture"):
+        parsers[name].add_argument("--project")
+    conflicts.add_argument("--limit", type=int, default=50)
+
+
+# ``graphmem history`` is the lifecycle's per-memory version list; ``chain`` adds topic keys and the
+# time each replacement happened (it reads judged supersedes relations and parent_id lineage).
+RELATION_COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], None], str]] = {
+    "relate": (cmd_relate, "graphmem relate decision/sessions-redis decision/sessions-cookies supersedes "
+                           "--reason 'moved to Redis'"),
+    "conflicts": (cmd_conflicts, "graphmem conflicts scan --limit 100; graphmem conflicts pending"),
+    "fact": (cmd_fact, "graphmem fact add alice 'works at' globex --valid-from 2026-03-01"),
+    "chain": (cmd_chain, "graphmem chain decision/sessions-cookies"),
+    "capture": (cmd_capture, "graphmem capture notes/session-2026-03-01.md --project web"),
+    "lint": (cmd_lint, "graphmem lint --fix"),
+}

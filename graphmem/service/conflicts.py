@@ -1,0 +1,154 @@
+"""The conflict scan: newest memories → graph neighbours sharing specific concepts → scored pairs.
+
+Candidates come from the concept graph, not from full-text search: two memories are compared when
+they mention at least one *specific* concept in common (a concept in few memories; a hub such as
+"project" or "code" says nothing about whether two claims are about the same thing). The pair
+decision is :func:`graphmem.core.conflicts.detect_conflict`; pairs already linked by any relation
+(pending, judged or ignored) are left out, so a judged pair is never proposed again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from graphmem.core.conflicts import ClaimText, ConflictCandidate, detect_conflict, pair_key, rank_conflicts
+from graphmem.core.ranking import idf
+from graphmem.core.values import Memory
+from graphmem.service.relation_results import ConflictPair, ScanResult, brief
+from graphmem.service.validation import check_count, check_range, check_text
+from graphmem.store import relation_store
+from graphmem.store.convert import to_ms
+from graphmem.store.projection import MEMORY, GraphProjection, VisibilityFilter
+from nlp import ConceptExtractor
+
+if TYPE_CHECKING:
+    from graphmem.service.memory_service import MemoryService
+
+__all__ = ["ConflictScanner", "claim_texts", "specificity_of"]
+
+# A concept in at most 2 % of the memories, and never fewer than 25, is specific enough to make two
+# memories "about the same thing" (with 10 000 memories that is df ≤ 200, the default hub cap).
+_SPECIFIC_DF_FLOOR = 25
+_SPECIFIC_FRACTION = 0.02
+# Neighbours compared per scanned memory, best shared specificity first: bounds the work at
+# limit × 30 pair checks however dense the graph is.
+_NEIGHBOURS_PER_MEMORY = 30
+
+
+class ConflictScanner:
+    """Finds contradiction candidates among recent memories (``service.relations.conflicts``)."""
+
+    def __init__(self, memory: MemoryService) -> None:
+        self.memory = memory
+
+    def scan(self, limit: int = 50, project: str | None = None, max_candidates: int = 20,
+             min_score: float = 0.0) -> ScanResult:
+        """Compare each of the newest ``limit`` visible memories with its concept neighbours."""
+        limit = check_count("limit", limit, 1, 5_000)
+        max_candidates = check_count("max_candidates", max_candidates, 1, 500)
+        min_score = check_range("min_score", min_score, 0.0, 1.0)
+        project = check_text("project", project, 200)
+        pairs, specificity, scanned = self._candidate_pairs(limit, project)
+        ids = sorted({memory_id for pair in pairs for memory_id in pair})
+        memories = self.memory.repository.memories_by_id(ids)
+        with self.memory.repository.transaction() as session:
+            relations = relation_store.pairs_among(session, ids)
+        settled = {pair_key(r.source_id, r.target_id) for r in relations}
+        claims = claim_texts(self.memory.extractor, [memories[i] for i in ids if i in memories])
+        open_pairs = [(a, b) for a, b in pairs
+                      if pair_key(a, b) not in settled and a in claims and b in claims]
+        found = [c for c in (detect_conflict(claims[a], claims[b], specificity.get(pair_key(a, b), {}))
+                             for a, b in open_pairs) if c is not None and c.score >= min_score]
+        ranked = rank_conflicts(found, limit=max_candidates)
+        skipped = sum(pair_key(*p) in settled for p in pairs)
+        return ScanResult(candidates=tuple(_pair(c, memories) for c in ranked), scanned=scanned,
+                          pairs_compared=len(pairs), settled_pairs_skipped=skipped)
+
+    def _candidate_pairs(self, limit: int, project: str | None) -> tuple[
+            list[tuple[str, str]], dict[tuple[str, str], dict[str, float]], int]:
+        """Pairs (newest memory, neighbour) sharing specific concepts, those concepts' weights, and how
+        many memories were scanned."""
+        projection = self.memory.projection
+        pairs: list[tuple[str, str]] = []
+        shared_by_pair: dict[tuple[str, str], dict[str, float]] = {}
+        with projection.lock:
+            visible = projection.visible(VisibilityFilter(project=project), _now_ms())
+            newest = _newest(projection.col("created"), visible, limit)
+            total = max(projection.memory_count, 1)
+            ceiling = _specific_ceiling(total)
+            seen: set[tuple[str, str]] = set()
+            for node in newest:
+                shared = self._neighbours(int(node), visible, ceiling, total)
+                for other, weights in shared[:_NEIGHBOURS_PER_MEMORY]:
+                    key = pair_key(projection.names[int(node)], projection.names[other])
+                    if key not in seen:
+                        seen.add(key)
+                        pairs.append((projection.names[int(node)], projection.names[other]))
+                        shared_by_pair[key] = weights
+        return pairs, shared_by_pair, len(newest)
+
+    def _neighbours(self, node: int, visible: np.ndarray, ceiling: float,
+                    total: int) -> list[tuple[int, dict[str, float]]]:
+        """Visible memories sharing a specific concept with ``node``, most shared specificity first."""
+        projection = self.memory.projection
+        types, df = projection.col("node_type"), projection.col("df")
+        shared: dict[int, dict[str, float]] = {}
+        for concept, _ in projection.concepts_of(node):
+            if projection.concept_kind.get(concept) == "part" or not 0 < df[concept] <= ceiling:
+                continue
+            weight = idf(int(df[concept]), total)
+            targets, _ = projection.graph.neighbors(concept)
+            for other in targets[(types[targets] == MEMORY) & visible[targets]].tolist():
+                if other != node:
+                    shared.setdefault(other, {})[projection.names[concept]] = weight
+        return sorted(shared.items(), key=lambda item: (-sum(item[1].values()), item[0]))
+
+
+def specificity_of(projection: GraphProjection, keys: Iterable[str]) -> dict[str, float]:
+    """IDF weights of the ``keys`` that are specific concepts (not parts, not hubs)."""
+    total = max(projection.memory_count, 1)
+    ceiling = _specific_ceiling(total)
+    weights = {}
+    for key in keys:
+        node = projection.concept_nodes.get(key)
+        if node is not None and projection.concept_kind.get(node) != "part":
+            df = int(projection.col("df")[node])
+            if 0 < df <= ceiling:
+                weights[key] = idf(df, total)
+    return weights
+
+
+def _specific_ceiling(total: int) -> float:
+    return max(_SPECIFIC_DF_FLOOR, _SPECIFIC_FRACTION * total)
+
+
+def claim_texts(extractor: ConceptExtractor, memories: list[Memory]) -> dict[str, ClaimText]:
+    """Parse memories once (batched) into what conflict detection reads: text, concept offsets, kinds."""
+    parsed = extractor.parse_many([m.content for m in memories])
+    return {m.id: ClaimText(id=m.id, text=m.content, created_ms=to_ms(m.created_at),
+                            concepts={c.key: c.start for c in doc.mentions},
+                            kinds={c.key: c.kind for c in doc.mentions}, topic_key=m.topic_key)
+            for m, doc in zip(memories, parsed, strict=True)}
+
+
+def _newest(created: np.ndarray, visible: np.ndarray, limit: int) -> np.ndarray:
+    nodes = np.flatnonzero(visible)
+    return nodes[np.argsort(-created[nodes], kind="stable")][:limit]
+
+
+def _pair(candidate: ConflictCandidate, memories: dict[str, Memory]) -> ConflictPair:
+    a, b = memories[candidate.a_id], memories[candidate.b_id]
+    return ConflictPair(a=brief(a), b=brief(b), score=candidate.score, kind=candidate.kind,
+                        reason=candidate.reason, shared_concepts=candidate.shared,
+                        newer_id=candidate.newer_id,
+                        suggested_relation="supersedes" if candidate.kind == "topic_key"
+                        else "conflicts_with",
+                        signals=candidate.signals)
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000

@@ -1,0 +1,129 @@
+"""``ExportService``: graph exports, the HTML view, pages for MCP, statistics and the reference-server
+import, reached as ``MemoryService.exports``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from graphmem.errors import InvalidInput
+from graphmem.service.export import writers
+from graphmem.service.export.graph_build import ExportGraph, build_export_graph
+from graphmem.service.export.html_view import render_html
+from graphmem.service.export.scope import ExportScope
+from graphmem.service.memory_file import SOURCE, NumberedRecord, plan_memory_file
+from graphmem.service.stats import GraphStats, graph_stats
+from graphmem.service.transfer import ImportReport
+from graphmem.service.validation import check_choice, check_count
+from graphmem.service.writes import build_drafts
+from graphmem.store.linked_writes import add_memories_linked
+
+if TYPE_CHECKING:
+    from graphmem.service.memory_service import MemoryService
+
+__all__ = ["GRAPH_FORMATS", "ExportService", "GraphPage"]
+
+# jsonl (the lossless backup) is MemoryService.export_jsonl; these are views of the graph.
+GRAPH_FORMATS = ("node-link", "graphml", "gexf", "cypher", "csv", "dot", "html")
+_TEXT_WRITERS = {"node-link": writers.write_node_link, "graphml": writers.write_graphml,
+                 "gexf": writers.write_gexf, "cypher": writers.write_cypher, "dot": writers.write_dot}
+
+
+@dataclass(frozen=True, slots=True)
+class GraphPage:
+    """One page of an export graph. Nodes come in a fixed order (activated memories by rank, other
+    memories by id, concepts by key); an edge is on the page of its later endpoint, so paging
+    through shows every edge exactly once and only after both of its ends."""
+
+    scope: dict[str, Any]
+    nodes: tuple[dict[str, Any], ...]
+    edges: tuple[dict[str, Any], ...]
+    activated: tuple[str, ...]
+    total_nodes: int
+    total_edges: int
+    offset: int
+    limit: int
+    has_more: bool
+    next_offset: int | None
+    truncated: bool
+
+
+class ExportService:
+    """Exports of one :class:`MemoryService`'s graph."""
+
+    def __init__(self, memory: MemoryService) -> None:
+        self.memory = memory
+
+    def graph(self, scope: ExportScope | None = None) -> ExportGraph:
+        """The export graph of ``scope`` (default: the whole graph)."""
+        return build_export_graph(self.memory, scope or ExportScope())
+
+    def write(self, fmt: str, stream: TextIO, scope: ExportScope | None = None) -> ExportGraph:
+        """Write ``scope`` as ``fmt`` (any of GRAPH_FORMATS but csv) to a text stream."""
+        check_choice("format", fmt, tuple(f for f in GRAPH_FORMATS if f != "csv"))
+        export = self.graph(scope)
+        if fmt == "html":
+            stream.write(render_html(export))
+        else:
+            _TEXT_WRITERS[fmt](export.graph, stream)
+        return export
+
+    def write_csv(self, directory: Path, scope: ExportScope | None = None) -> tuple[Path, Path]:
+        """``nodes.csv`` and ``edges.csv`` (neo4j-admin import headers) in ``directory``."""
+        if directory.exists() and not directory.is_dir():
+            raise InvalidInput(f"csv export writes nodes.csv and edges.csv into a directory; "
+                               f"{directory} is a file")
+        return writers.write_csv(self.graph(scope).graph, directory)
+
+    def page(self, scope: ExportScope | None = None, offset: int = 0, limit: int = 200,
+             max_content_chars: int = 500) -> GraphPage:
+        """A page of the export graph for clients with a size budget (content cut to
+        ``max_content_chars``)."""
+        offset = check_count("offset", offset, 0, 10_000_000)
+        limit = check_count("limit", limit, 1, 500)
+        max_content_chars = check_count("max_content_chars", max_content_chars, 0, 50_000)
+        export = self.graph(scope)
+        graph, order = export.graph, export.order
+        position = {node: index for index, node in enumerate(order)}
+        shown = order[offset : offset + limit]
+        nodes = tuple(_node_out(node, graph.nodes[node], max_content_chars) for node in shown)
+        edges = tuple({"source": s, "target": t, **data} for s, t, data in graph.edges(data=True)
+                      if offset <= max(position[s], position[t]) < offset + limit)
+        has_more = offset + len(shown) < len(order)
+        return GraphPage(scope=dict(graph.graph), nodes=nodes, edges=edges, activated=export.activated,
+                         total_nodes=len(order), total_edges=graph.number_of_edges(), offset=offset,
+                         limit=limit,
+                         has_more=has_more, next_offset=offset + len(shown) if has_more else None,
+                         truncated=export.truncated)
+
+    def stats(self) -> GraphStats:
+        """Counts, degree distribution, top concepts, components, orphans and communities."""
+        return graph_stats(self.memory.projection)
+
+    def import_memory_file(self, records: Sequence[NumberedRecord]) -> ImportReport:
+        """Import the MCP reference server's entities and relations in one transaction."""
+        memory = self.memory
+        plan = plan_memory_file(records, memory.settings.limits)
+        drafts = build_drafts(memory.extractor, plan.observations)
+        with memory._write_lock:  # the service's one writer lock: the projection follows in order
+            now_ms = time.time_ns() // 1_000_000
+            batch, relations = add_memories_linked(memory.repository, drafts, plan.links, now_ms)
+            memory.projection.apply_batch(batch)
+            for relation in relations:
+                memory.projection.apply_relation(relation)
+        fresh = sum(1 for _, duplicate in batch.outcomes if not duplicate)
+        return ImportReport(format=SOURCE, added={"memories": fresh, "relations": len(relations),
+                                                  "entities": plan.entities},
+                            duplicates=len(batch.outcomes) - fresh, ids=tuple(i for i, _ in batch.outcomes))
+
+
+def _node_out(node_id: str, attributes: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    out = {"id": node_id, **attributes}
+    content = attributes.get("content")
+    if isinstance(content, str) and len(content) > max_chars:
+        out["content"] = content[:max_chars] + "…"
+        out["content_truncated"] = True
+    return out

@@ -1,0 +1,119 @@
+"""Bulk forgetting: ``gc`` by decay score and ``prune`` by idle age. Dry run first, archive by default.
+
+Protected kinds (``lifecycle.protected_kinds``, decisions and architecture by default) are never
+touched: a decision nobody looked at for three months is usually still the decision. Promoted
+memories are long-term memory and are never candidates. ``mode="delete"`` is the only path to a hard
+delete, and it also reaches archived and forgotten memories (cleaning up what was retired before).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from graphmem.core.decay import retention_score
+from graphmem.core.timespan import parse_duration_hours
+from graphmem.errors import InvalidInput
+from graphmem.service.decay_scores import MS_PER_HOUR
+from graphmem.service.lifecycle_results import LifecycleItem, LifecycleReport
+from graphmem.service.validation import check_choice, check_count, check_kind, check_range, check_strings
+from graphmem.store.convert import from_ms
+from graphmem.store.lifecycle_repo import LifeRow
+
+if TYPE_CHECKING:
+    from graphmem.service.lifecycle import LifecycleService
+
+__all__ = ["gc", "prune"]
+
+_MODES = ("archive", "delete")
+
+
+def gc(lifecycle: LifecycleService, *, dry_run: bool, mode: str, limit: int, project: str | None,
+       threshold: float | None) -> LifecycleReport:
+    """Memories scoring below the forget threshold, lowest first; archived or deleted unless ``dry_run``."""
+    check_choice("mode", mode, _MODES)
+    limit = check_count("limit", limit, 1, 100_000)
+    threshold = (lifecycle.settings.decay.forget_threshold if threshold is None
+                 else check_range("threshold", threshold, 0.0, 10.0))
+    now = lifecycle.now_ms()
+    rows = lifecycle.repository.life_rows(_statuses(mode), project,
+                                          exclude_kinds=lifecycle.settings.lifecycle.protected_kinds)
+    scores = _scores(lifecycle, rows, now)
+    below = [i for i in range(len(rows)) if scores[i] < threshold]
+    order = sorted(below, key=lambda i: (scores[i], rows[i].id))
+    chosen = [(rows[i], float(scores[i])) for i in order[:limit]]
+    _apply(lifecycle, [row.id for row, _ in chosen], mode, dry_run)
+    message = f"{_verb(mode, dry_run)} {len(chosen)} of {len(order)} memories scoring below {threshold:g}"
+    return LifecycleReport("gc", tuple(_item(row, score) for row, score in chosen), dry_run=dry_run,
+                           count=len(chosen), total=len(order), message=message)
+
+
+def prune(lifecycle: LifecycleService, older_than: str, *, dry_run: bool, mode: str,
+          protect: Sequence[str] | None, project: str | None, limit: int) -> LifecycleReport:
+    """Memories neither created nor used within ``older_than`` (``90d``, ``2w``, ``6m``, ``12h``),
+    oldest first."""
+    check_choice("mode", mode, _MODES)
+    limit = check_count("limit", limit, 1, 1_000_000)
+    try:
+        hours = parse_duration_hours(older_than)
+    except ValueError as error:
+        raise InvalidInput(str(error)) from None
+    kinds = lifecycle.settings.lifecycle.protected_kinds if protect is None else _kinds(protect)
+    now = lifecycle.now_ms()
+    cutoff = now - int(hours * MS_PER_HOUR)
+    rows = lifecycle.repository.life_rows(_statuses(mode), project, exclude_kinds=kinds,
+                                          used_before_ms=cutoff)
+    rows.sort(key=lambda row: (row.last_used_at, row.id))
+    scores = _scores(lifecycle, rows, now)
+    chosen = list(zip(rows, scores.tolist(), strict=True))[:limit]
+    _apply(lifecycle, [row.id for row, _ in chosen], mode, dry_run)
+    message = (f"{_verb(mode, dry_run)} {len(chosen)} of {len(rows)} memories idle for more than "
+               f"{older_than}; protected kinds: {', '.join(kinds) or 'none'}")
+    return LifecycleReport("prune", tuple(_item(row, score) for row, score in chosen), dry_run=dry_run,
+                           count=len(chosen), total=len(rows), message=message)
+
+
+def _statuses(mode: str) -> tuple[str, ...]:
+    return ("active",) if mode == "archive" else ("active", "archived", "forgotten")
+
+
+def _kinds(protect: Sequence[str]) -> tuple[str, ...]:
+    return tuple(check_kind(kind) for kind in check_strings("protect", protect, 20, 40))
+
+
+def _scores(lifecycle: LifecycleService, rows: list[LifeRow], now: int) -> np.ndarray:
+    if not rows:
+        return np.zeros(0)
+    ages = np.array([(now - row.last_used_at) / MS_PER_HOUR for row in rows])
+    uses = np.array([row.use_count for row in rows], dtype=np.float64)
+    strength = np.array([row.strength for row in rows], dtype=np.float64)
+    return np.asarray(retention_score(uses, ages, strength, lifecycle.params), dtype=np.float64)
+
+
+def _apply(lifecycle: LifecycleService, ids: list[str], mode: str, dry_run: bool) -> None:
+    if dry_run or not ids:
+        return
+    if mode == "archive":
+        lifecycle._update({memory_id: {"status": "archived"} for memory_id in ids})
+        return
+    service = lifecycle.service
+    with service._write_lock:
+        lifecycle.repository.delete_memories(ids)
+        # The projection only ever appends nodes, so a hard delete rebuilds it from the rows (a rare,
+        # explicit admin action; recall itself never reloads).
+        service._reload_projection()
+
+
+def _verb(mode: str, dry_run: bool) -> str:
+    if dry_run:
+        return f"dry run: would {mode}"
+    return "archived" if mode == "archive" else "deleted"
+
+
+def _item(row: LifeRow, score: float) -> LifecycleItem:
+    return LifecycleItem(id=row.id, kind=row.kind, project=row.project, status=row.status,
+                         score=round(score, 6), use_count=row.use_count, strength=round(row.strength, 6),
+                         created_at=from_ms(row.created_at).isoformat(),
+                         last_used_at=from_ms(row.last_used_at).isoformat())

@@ -1,0 +1,244 @@
+"""``LifecycleService``: reinforcement, forgetting, correction with lineage, review, promotion, metrics.
+
+``MemoryService.lifecycle`` is the one entry point; sessions hang off it as ``lifecycle.sessions``.
+Every write is one transaction and is followed into the graph projection
+(``refresh_memory``/``apply_relation``/``apply_batch``), so recall sees it at once. Nothing is
+hard-deleted unless the caller asks for ``mode="delete"``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from graphmem.core.values import Memory
+from graphmem.errors import ConflictError, InvalidInput
+from graphmem.ids import new_id
+from graphmem.service import forgetting, lifecycle_search, promotion, review
+from graphmem.service.decay_scores import decay_params, describe, memory_score
+from graphmem.service.lifecycle_results import LifecycleItem, LifecycleReport
+from graphmem.service.metrics import MetricsRecorder, instrument
+from graphmem.service.results import SearchResult
+from graphmem.service.sessions import SessionService
+from graphmem.service.validation import check_strings, check_text
+from graphmem.service.writes import build_drafts, validate_observation
+from graphmem.store.convert import to_ms
+from graphmem.store.lifecycle_repo import LifecycleRepository
+from graphmem.store.metrics_repo import MetricsRepository
+from graphmem.store.projection import GraphProjection
+
+if TYPE_CHECKING:
+    from graphmem.service.memory_service import MemoryService
+
+__all__ = ["LifecycleService"]
+
+# The facade calls and lifecycle calls that metrics time (as "search", "lifecycle.gc", "session.start").
+_SERVICE_CALLS = ("store", "store_many", "search", "associate", "open", "graph", "status", "import_jsonl",
+                  "export_jsonl")
+_LIFECYCLE_CALLS = ("touch", "forget", "restore", "correct", "history", "gc", "prune", "review_queue",
+                    "mark_reviewed", "promote")
+_SESSION_CALLS = ("start", "end", "save_prompt", "timeline")
+
+
+class LifecycleService:
+    """Memory lifecycle use cases over the facade's store and projection."""
+
+    def __init__(self, service: MemoryService) -> None:
+        self.service = service
+        self.settings = service.settings
+        self.params = decay_params(service.settings.decay)
+        self.repository = LifecycleRepository(service.engine)
+        self.metrics = MetricsRecorder(MetricsRepository(service.engine),
+                                       service.settings.lifecycle.metrics_flush_s)
+        self.sessions = SessionService(self)
+        instrument(service, self.metrics, _SERVICE_CALLS)
+        instrument(self, self.metrics, _LIFECYCLE_CALLS, "lifecycle.")
+        instrument(self.sessions, self.metrics, _SESSION_CALLS, "session.")
+
+    @property
+    def projection(self) -> GraphProjection:
+        return self.service.projection
+
+    def now_ms(self) -> int:
+        """The lifecycle clock (tests replace it to step through days)."""
+        return time.time_ns() // 1_000_000
+
+    def close(self) -> None:
+        """Write pending metrics before the engine closes."""
+        self.metrics.flush()
+
+    # -- reinforcement --------------------------------------------------------------------------
+    def touch(self, ids: Sequence[str], *, boost: bool = False) -> LifecycleReport:
+        """Reinforce: use_count + 1, last_used = now; ``boost`` adds strength_boost (capped)."""
+        wanted = self._resolve_many(ids)
+        now = self.now_ms()
+        before = {m.id: round(memory_score(m, self.params, now), 6)
+                  for m in self.repository.memories_by_id(wanted).values()}
+        decay = self.settings.decay
+        with self.service._write_lock:
+            memories = self.repository.touch(wanted, now, decay.strength_boost if boost else 0.0,
+                                             decay.max_strength)
+            self._follow(memories)
+        items = tuple(describe(m, self.params, now, reasons=(f"score before: {before[m.id]}",))
+                      for m in memories)
+        return LifecycleReport("touch", items, count=len(items), message=f"reinforced {len(items)} memories")
+
+    # -- forgetting -----------------------------------------------------------------------------
+    def forget(self, memory_id: str, *, superseded_by: str | None = None,
+               reason: str | None = None) -> LifecycleReport:
+        """Soft forget: status ``forgotten`` and valid_to = now, so ``as_of`` before now still shows it."""
+        memory = self._one(memory_id)
+        successor = self._one(superseded_by).id if superseded_by else None
+        if successor == memory.id:
+            raise InvalidInput("a memory cannot be superseded by itself")
+        reason = check_text("reason", reason, 1_000)
+        now = self.now_ms()
+        meta = {**memory.meta, "forgotten_at": now, **({"forget_reason": reason} if reason else {})}
+        valid_to = now if memory.valid_to is None else min(to_ms(memory.valid_to), now)
+        fields: dict[str, Any] = {"status": "forgotten", "valid_to": valid_to, "meta": meta}
+        if successor:
+            fields["superseded_by"] = successor
+        updated = self._update({memory.id: fields})
+        message = f"forgot {memory.id}" + (f", superseded by {successor}" if successor else "")
+        return LifecycleReport("forget", self._items(updated, now), count=1, message=message)
+
+    def restore(self, memory_id: str) -> LifecycleReport:
+        """Undo a forget or an archive: status ``active`` (and the validity a forget closed is reopened)."""
+        memory = self._one(memory_id)
+        if memory.status not in {"forgotten", "archived"}:
+            raise ConflictError(f"{memory.id} is {memory.status}; only forgotten or archived memories "
+                                "are restored")
+        meta = dict(memory.meta)
+        fields: dict[str, Any] = {"status": "active"}
+        forgotten_at = meta.pop("forgotten_at", None)
+        if memory.valid_to is not None and to_ms(memory.valid_to) == forgotten_at:
+            fields["valid_to"] = None
+        meta.pop("forget_reason", None)
+        fields["meta"] = meta
+        updated = self._update({memory.id: fields})
+        return LifecycleReport("restore", self._items(updated, self.now_ms()), count=1,
+                               message=f"restored {memory.id}")
+
+    def gc(self, *, dry_run: bool = True, mode: str = "archive", limit: int = 1000,
+           project: str | None = None, threshold: float | None = None) -> LifecycleReport:
+        """Archive (or delete) memories whose decay score fell below the forget threshold."""
+        return forgetting.gc(self, dry_run=dry_run, mode=mode, limit=limit, project=project,
+                             threshold=threshold)
+
+    def prune(self, older_than: str = "90d", *, dry_run: bool = True, mode: str = "archive",
+              protect: Sequence[str] | None = None, project: str | None = None,
+              limit: int = 10_000) -> LifecycleReport:
+        """Archive (or delete) memories neither created nor used within ``older_than``."""
+        return forgetting.prune(self, older_than, dry_run=dry_run, mode=mode, protect=protect,
+                                project=project, limit=limit)
+
+    # -- correction -----------------------------------------------------------------------------
+    def correct(self, memory_id: str, content: str, *, kind: str | None = None,
+                tags: Sequence[str] | None = None, reason: str | None = None) -> LifecycleReport:
+        """A new version linked to the original by a judged ``supersedes``; the original is closed,
+        not lost."""
+        original = self._one(memory_id)
+        reason = check_text("reason", reason, 1_000)
+        observation = validate_observation(
+            self.settings.limits, content=content, kind=kind or original.kind, project=original.project,
+            topic_key=original.topic_key, tags=original.tags if tags is None else tags,
+            entities=original.entities, source=original.source, context=original.context, meta=original.meta,
+            parent_id=original.id)
+        observation = self.sessions.attach(observation)
+        draft = build_drafts(self.service.extractor, [observation])[0]
+        now = self.now_ms()
+        relation = {"id": new_id("rel"), "type": "supersedes", "confidence": 1.0, "status": "judged",
+                    "reason": reason or "correction", "meta": {"via": "correct"}, "created_at": now,
+                    "judged_at": now}
+        with self.service._write_lock:
+            batch, edge, closed = self.repository.insert_correction(draft, original.id, relation, now)
+            self.projection.apply_batch(batch)
+            self.projection.apply_relation(edge)
+            self.projection.refresh_memory(closed)
+        created = batch.memories[0][1]
+        return LifecycleReport("correct", self._items([closed, created], now), count=1, created_id=created.id,
+                               relation_id=edge.id, message=f"{created.id} supersedes {original.id}")
+
+    def history(self, memory_id: str) -> LifecycleReport:
+        """Every version of a memory (corrections, forgets with a successor), oldest first."""
+        memory = self._one(memory_id)
+        now = self.now_ms()
+        versions = self.repository.lineage(memory.id)
+        items = tuple(describe(v, self.params, now, content_chars=None, current=_is_current(v, now))
+                      for v in versions)
+        return LifecycleReport("history", items, count=len(items), message=f"{len(items)} versions")
+
+    # -- review and promotion -------------------------------------------------------------------
+    def review_queue(self, project: str | None = None, limit: int = 20) -> LifecycleReport:
+        """Memories past their review_after date, most overdue first, with days overdue."""
+        return review.review_queue(self, project=project, limit=limit)
+
+    def mark_reviewed(self, memory_id: str, *, reschedule: bool = False,
+                      review_after: Any = None) -> LifecycleReport:
+        """Clear the review date, or reschedule it with a growing interval (or to ``review_after``)."""
+        return review.mark_reviewed(self, memory_id, reschedule=reschedule, review_after=review_after)
+
+    def promote(self, ids: Sequence[str] = (), *, dry_run: bool = True, force: bool = False,
+                export: bool = False, folder: str | None = None, project: str | None = None,
+                limit: int = 100) -> LifecycleReport:
+        """Promote by id, or auto-detect candidates; optionally write them to the Markdown vault."""
+        return promotion.promote(self, ids, dry_run=dry_run, force=force, export=export, folder=folder,
+                                 project=project, limit=limit)
+
+    # -- metrics --------------------------------------------------------------------------------
+    def metrics_report(self, *, reset: bool = False) -> LifecycleReport:
+        """Per-operation counters and latency (p50/p95/max), or clear them with ``reset``."""
+        if reset:
+            self.metrics.reset()
+            return LifecycleReport("reset_metrics", message="metrics reset")
+        summaries = self.metrics.snapshot()
+        calls = sum(s.calls for s in summaries)
+        return LifecycleReport("metrics", count=len(summaries), metrics=summaries,
+                               message=f"{calls} calls in {len(summaries)} operations")
+
+    # -- hooks the facade calls -----------------------------------------------------------------
+    def review_page(self, fused: list[Any], offset: int, limit: int, now_ms: int) -> list[Any]:
+        """The page of a search, with danger-zone review candidates blended in."""
+        return lifecycle_search.review_page(self, fused, offset, limit, now_ms)
+
+    def after_search(self, result: SearchResult, now_ms: int) -> SearchResult:
+        """Mark status, decay score and review candidates on the hits; reinforce them if configured."""
+        return lifecycle_search.annotate(self, result, now_ms)
+
+    def after_recall(self, ids: Sequence[str]) -> None:
+        """Reinforce what recall returned, when ``decay.reinforce_on_recall`` is on."""
+        if self.settings.decay.reinforce_on_recall and ids:
+            self.touch(ids)
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _one(self, ref: str | None) -> Memory:
+        text = check_text("memory id", ref, 300, required=True) or ""
+        memory_id = self.service.resolve([text])[text]
+        return self.repository.memories_by_id([memory_id])[memory_id]
+
+    def _resolve_many(self, ids: Sequence[str]) -> list[str]:
+        wanted = check_strings("ids", ids, self.settings.limits.max_open_ids, 300)
+        if not wanted:
+            raise InvalidInput("ids must name at least one memory")
+        resolved = self.service.resolve(wanted)
+        return list(dict.fromkeys(resolved[ref] for ref in wanted))
+
+    def _update(self, changes: dict[str, dict[str, Any]], before_commit: Any = None) -> list[Memory]:
+        with self.service._write_lock:
+            updated = self.repository.update_memories(changes, before_commit)
+            self._follow(updated)
+        return updated
+
+    def _follow(self, memories: Sequence[Memory]) -> None:
+        for memory in memories:
+            if memory.id in self.projection.memory_nodes:
+                self.projection.refresh_memory(memory)
+
+    def _items(self, memories: Sequence[Memory], now: int, **extra: Any) -> tuple[LifecycleItem, ...]:
+        return tuple(describe(m, self.params, now, **extra) for m in memories)
+
+
+def _is_current(memory: Memory, now_ms: int) -> bool:
+    open_now = memory.valid_to is None or to_ms(memory.valid_to) > now_ms
+    return memory.status in {"active", "promoted"} and memory.superseded_by is None and open_now

@@ -1,0 +1,125 @@
+"""Promotion to long-term memory, by id or auto-detected, with an optional Markdown vault export.
+
+A promoted memory stays in the store and in every search (its status is ``promoted``; it no longer
+fades, see ``decay_scores``). The criteria are in :class:`graphmem.core.decay.PromotionCriteria`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from graphmem.core.decay import PromotionCriteria, promotion_failures
+from graphmem.core.values import Memory
+from graphmem.service.decay_scores import MS_PER_HOUR, describe, memory_score
+from graphmem.service.lifecycle_results import LifecycleItem, LifecycleReport
+from graphmem.service.validation import check_count
+from graphmem.service.vault import note_path, render_note, vault_folder, write_notes
+from graphmem.store.convert import from_ms, to_ms
+
+if TYPE_CHECKING:
+    from graphmem.service.lifecycle import LifecycleService
+
+__all__ = ["criteria_of", "promote", "promotion_check"]
+
+Verdict = tuple[bool, bool, tuple[str, ...]]
+
+
+def criteria_of(lifecycle: LifecycleService) -> PromotionCriteria:
+    settings = lifecycle.settings.lifecycle
+    return PromotionCriteria(min_score=settings.promote_min_score, min_uses=settings.promote_min_uses,
+                             window_days=settings.promote_window_days,
+                             min_span_hours=settings.promote_min_span_hours)
+
+
+def promotion_check(lifecycle: LifecycleService, memory: Memory, now: int) -> tuple[str, ...]:
+    """The criteria ``memory`` misses now (empty: it qualifies)."""
+    last_used, created = to_ms(memory.last_used_at), to_ms(memory.created_at)
+    return promotion_failures(memory_score(memory, lifecycle.params, now), memory.use_count,
+                              (now - last_used) / MS_PER_HOUR, (last_used - created) / MS_PER_HOUR,
+                              criteria_of(lifecycle))
+
+
+def promote(lifecycle: LifecycleService, ids: Sequence[str], *, dry_run: bool, force: bool, export: bool,
+            folder: str | None, project: str | None, limit: int) -> LifecycleReport:
+    """Promote the named memories (``force`` skips the criteria) or the auto-detected candidates."""
+    limit = check_count("limit", limit, 1, 10_000)
+    now = lifecycle.now_ms()
+    memories = _named(lifecycle, ids) if ids else _candidates(lifecycle, project, now)
+    verdicts = {m.id: _verdict(lifecycle, m, now, force) for m in memories}
+    chosen = [m for m in memories if verdicts[m.id][0]][:limit]
+    paths = _note_paths(lifecycle, chosen, folder) if export else {}
+    if not dry_run and chosen:
+        _apply(lifecycle, chosen, paths, now)
+    chosen_ids = {m.id for m in chosen}
+    items = tuple(_item(lifecycle, m, now, verdicts[m.id], applied=m.id in chosen_ids and not dry_run,
+                        path=paths.get(m.id)) for m in memories if ids or m.id in chosen_ids)
+    verb = "would promote" if dry_run else "promoted"
+    return LifecycleReport("promote", items, dry_run=dry_run, count=len(chosen), total=len(memories),
+                           message=f"{verb} {len(chosen)} of {len(memories)}"
+                                   + (f"; notes in {next(iter(paths.values())).parent}" if paths else ""))
+
+
+def _named(lifecycle: LifecycleService, ids: Sequence[str]) -> list[Memory]:
+    wanted = lifecycle._resolve_many(ids)
+    found = lifecycle.repository.memories_by_id(wanted)
+    return [found[memory_id] for memory_id in wanted]
+
+
+def _candidates(lifecycle: LifecycleService, project: str | None, now: int) -> list[Memory]:
+    """Active memories meeting every criterion, best score first (rows are scanned without content)."""
+    criteria = criteria_of(lifecycle)
+    ids = []
+    for row in lifecycle.repository.life_rows(("active",), project):
+        if row.use_count < criteria.min_uses:
+            continue  # the cheap test first: most memories are never used five times
+        ids.append(row.id)
+    found = lifecycle.repository.memories_by_id(ids)
+    qualified = [m for m in found.values() if not promotion_check(lifecycle, m, now)]
+    return sorted(qualified, key=lambda m: (-memory_score(m, lifecycle.params, now), m.id))
+
+
+def _verdict(lifecycle: LifecycleService, memory: Memory, now: int, force: bool) -> Verdict:
+    """(selected, eligible, reasons): ``force`` selects an active memory that misses the criteria."""
+    if memory.status != "active":
+        return False, False, (f"status is {memory.status}; only active memories are promoted",)
+    failures = promotion_check(lifecycle, memory, now)
+    if failures and force:
+        return True, False, (*failures, "selected by force")
+    return not failures, not failures, failures
+
+
+def _note_paths(lifecycle: LifecycleService, memories: Sequence[Memory],
+                folder: str | None) -> dict[str, Path]:
+    settings = lifecycle.settings.lifecycle
+    root, target = vault_folder(settings.vault_path, settings.vault_folder if folder is None else folder)
+    return {m.id: note_path(root, target, m) for m in memories}
+
+
+def _apply(lifecycle: LifecycleService, memories: Sequence[Memory], paths: dict[str, Path], now: int) -> None:
+    stamp = from_ms(now).isoformat()
+    changes = {m.id: {"status": "promoted", "meta": {**m.meta, "promoted_at": stamp}} for m in memories}
+    for memory_id, path in paths.items():
+        changes[memory_id]["meta"]["vault_path"] = str(path)
+
+    def write(updated: list[Memory]) -> None:
+        # Runs inside the transaction: if a note cannot be written, nothing is promoted.
+        notes = [(paths[m.id], render_note(m, _concepts(lifecycle, m.id), stamp))
+                 for m in updated if m.id in paths]
+        write_notes(notes)
+
+    lifecycle._update(changes, write if paths else None)
+
+
+def _concepts(lifecycle: LifecycleService, memory_id: str) -> list[str]:
+    node = lifecycle.projection.memory_nodes.get(memory_id)
+    return [] if node is None else lifecycle.service.recall.concept_names(node)[:20]
+
+
+def _item(lifecycle: LifecycleService, memory: Memory, now: int, verdict: Verdict, *, applied: bool,
+          path: Path | None) -> LifecycleItem:
+    _, eligible, reasons = verdict
+    return describe(memory, lifecycle.params, now, eligible=eligible, reasons=reasons,
+                    status="promoted" if applied else memory.status,
+                    vault_path=None if path is None else str(path))

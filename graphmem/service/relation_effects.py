@@ -1,0 +1,93 @@
+"""What a relation change does beyond its own row: memory validity, hidden flags and graph edges.
+
+The semantics table says what each type means; this module carries that meaning into the store
+(inside the caller's transaction) and then into the graph projection (after the commit). It is the
+one place that turns a judged ``supersedes`` into ``valid_to`` / ``superseded_by`` on the replaced
+memory, and that undoes it when the relation is revised or ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graphmem.core.relations import RELATION_TYPES
+from graphmem.core.validity import superseded_until
+from graphmem.core.values import Memory, Relation
+from graphmem.store import relation_store
+from graphmem.store.convert import to_ms
+from graphmem.store.projection import GraphProjection
+
+__all__ = ["RelationEffects", "record_effects"]
+
+
+@dataclass(slots=True)
+class RelationEffects:
+    """Changes one use case made, to apply to the projection once the transaction has committed."""
+
+    retracted: list[Relation] = field(default_factory=list)
+    applied: list[Relation] = field(default_factory=list)
+    memories: dict[str, Memory] = field(default_factory=dict)
+    hidden: dict[str, bool] = field(default_factory=dict)
+    superseded: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+
+    def follow(self, projection: GraphProjection) -> None:
+        """Bring the projection in line with the committed rows."""
+        for relation in self.retracted:
+            projection.retract_relation(relation)
+        for relation in self.applied:
+            projection.apply_relation(relation)
+        for memory in self.memories.values():
+            if memory.id in projection.memory_nodes:
+                projection.refresh_memory(memory)
+        for memory_id, hidden in self.hidden.items():
+            projection.set_hidden(memory_id, hidden)
+
+
+def record_effects(session: Any, before: Relation | None, after: Relation, now: datetime,
+                   effects: RelationEffects) -> None:
+    """Write the memory-side consequences of ``before`` → ``after`` and note the projection changes."""
+    if before is not None and before == after:
+        return
+    if before is not None:
+        effects.retracted.append(before)
+        if _closes(before) and not (_closes(after) and after.target_id == before.target_id):
+            reopened = relation_store.reopen_memory(session, before.target_id, superseded_by=before.source_id)
+            if reopened is not None:
+                effects.memories[reopened.id] = reopened
+                effects.restored.append(reopened.id)
+    effects.applied.append(after)
+    if _closes(after):
+        _close_target(session, after, now, effects)
+    for memory_id in _hideable_ends(before) | _hideable_ends(after):
+        effects.hidden[memory_id] = bool(relation_store.hiding_relations(session, memory_id))
+
+
+def _closes(relation: Relation) -> bool:
+    """A judged ``supersedes`` ends the validity of its target (the older memory)."""
+    return relation.type == "supersedes" and relation.status == "judged"
+
+
+def _close_target(session: Any, relation: Relation, now: datetime, effects: RelationEffects) -> None:
+    old = relation_store.memory(session, relation.target_id)
+    new = relation_store.memory(session, relation.source_id)
+    if old is None or new is None or old.superseded_by not in (None, relation.source_id):
+        return  # already replaced by another memory: the first replacement keeps the record
+    valid_to = superseded_until(old.valid_from, old.valid_to, new.valid_from, now)
+    closed = relation_store.close_memory(session, old.id, valid_to_ms=to_ms(valid_to), superseded_by=new.id)
+    effects.memories[closed.id] = closed
+    if old.superseded_by is None:
+        effects.superseded.append(closed.id)
+
+
+def _hideable_ends(relation: Relation | None) -> set[str]:
+    if relation is None or relation.type not in RELATION_TYPES:
+        return set()
+    effect = RELATION_TYPES[relation.type].recall
+    if effect == "hide_target":
+        return {relation.target_id}
+    if effect == "hide_source":
+        return {relation.source_id}
+    return set()

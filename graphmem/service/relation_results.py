@@ -1,0 +1,199 @@
+"""Result values of the relation, conflict, fact, history, capture and lint use cases.
+
+Frozen dataclasses, like :mod:`graphmem.service.results`; every one carries the ids an agent needs
+for its next call (a pending relation's id to judge it, both memory ids of a conflict to compare them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphmem.core.facts import Fact
+from graphmem.core.values import Memory, Relation
+
+__all__ = [
+    "CaptureResult",
+    "CapturedItem",
+    "ConflictPair",
+    "FactList",
+    "FactResult",
+    "HistoryEvent",
+    "HistoryResult",
+    "LintFinding",
+    "LintReport",
+    "MemoryBrief",
+    "PendingItem",
+    "PendingPage",
+    "RelationOutcome",
+    "ScanResult",
+    "SkippedLine",
+    "brief",
+]
+
+_BRIEF_CHARS = 240
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBrief:
+    """Enough of a memory to judge a relation without opening it."""
+
+    id: str
+    kind: str
+    content: str
+    project: str | None
+    topic_key: str | None
+    created_at: str
+    valid_from: str
+    valid_to: str | None
+    superseded_by: str | None
+    status: str
+
+
+def brief(memory: Memory) -> MemoryBrief:
+    content = memory.content
+    if len(content) > _BRIEF_CHARS:
+        content = content[: _BRIEF_CHARS - 1] + "…"
+    return MemoryBrief(
+        id=memory.id, kind=memory.kind, content=content, project=memory.project, topic_key=memory.topic_key,
+        created_at=memory.created_at.isoformat(), valid_from=memory.valid_from.isoformat(),
+        valid_to=memory.valid_to.isoformat() if memory.valid_to else None,
+        superseded_by=memory.superseded_by, status=memory.status)
+
+
+@dataclass(frozen=True, slots=True)
+class RelationOutcome:
+    """What relate / compare / judge / ignore did.
+
+    ``action`` is one of created, updated, unchanged, judged, ignored.
+    """
+
+    relation: Relation
+    action: str
+    message: str
+    source: MemoryBrief
+    target: MemoryBrief
+    superseded: tuple[str, ...] = ()  # memories this call closed (valid_to, superseded_by set)
+    restored: tuple[str, ...] = ()  # memories this call re-opened (their superseding relation went away)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingItem:
+    relation: Relation
+    source: MemoryBrief
+    target: MemoryBrief
+
+
+@dataclass(frozen=True, slots=True)
+class PendingPage:
+    items: tuple[PendingItem, ...]
+    total: int
+    offset: int
+    limit: int
+    has_more: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictPair:
+    """A scan candidate: two memories that may contradict, and the relation to propose with compare."""
+
+    a: MemoryBrief
+    b: MemoryBrief
+    score: float
+    kind: str  # polarity | topic_key | value | choice | outcome
+    reason: str
+    shared_concepts: tuple[str, ...]
+    newer_id: str
+    suggested_relation: str
+    signals: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    candidates: tuple[ConflictPair, ...]
+    scanned: int  # memories whose neighbourhoods were examined
+    pairs_compared: int
+    settled_pairs_skipped: int  # pairs left out because a relation already links them
+
+
+@dataclass(frozen=True, slots=True)
+class FactResult:
+    """What adding or invalidating a fact did: the fact, the facts it closed, whether it was a duplicate."""
+
+    fact: Fact
+    closed: tuple[Fact, ...] = ()
+    duplicate: bool = False
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FactList:
+    facts: tuple[Fact, ...]
+    as_of: str | None = None
+    subject: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEvent:
+    """One replacement in a chain: ``new_id`` replaced ``old_id`` at ``at`` (relation or lineage)."""
+
+    old_id: str
+    new_id: str
+    at: str
+    via: str  # "supersedes" (a judged relation) or "parent" (lineage of a correction)
+    relation_id: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryResult:
+    ref: str
+    memories: tuple[MemoryBrief, ...]  # oldest first
+    events: tuple[HistoryEvent, ...]  # in time order
+    current_ids: tuple[str, ...]  # the chain's memories nothing has replaced
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedItem:
+    kind: str
+    content: str
+    section: str
+    line: int
+    id: str | None = None  # None on a dry run
+    duplicate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedLine:
+    line: int
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureResult:
+    items: tuple[CapturedItem, ...]
+    skipped: tuple[SkippedLine, ...]
+    sections: tuple[str, ...]
+    stored: int
+    duplicates: int
+    dry_run: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LintFinding:
+    """One problem: which check, what it concerns (ids or keys), and whether ``fix`` repaired it."""
+
+    check: str
+    subject: str
+    detail: str
+    fixable: bool
+    fixed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LintReport:
+    findings: tuple[LintFinding, ...]
+    counts: dict[str, int]  # findings per check
+    fixed: int
+    fix: bool
+    ok: bool

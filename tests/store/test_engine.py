@@ -1,0 +1,111 @@
+"""Where the store lives and how it is opened: WAL SQLite by default, any URL, FTS5, the schema version."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from graphmem import MemoryService, Settings
+from graphmem.errors import StorageError
+from graphmem.store.engine import database_url, open_engine
+from graphmem.store.tables import SCHEMA_VERSION
+from tests.conftest import ORDERS, WEBHOOK
+
+
+def test_the_default_sqlite_file_is_in_wal_mode(service, settings):
+    with service.engine.connect() as connection:
+        assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+    # WAL is a property of the file, so any other reader (another process) sees it too.
+    with sqlite3.connect(settings.db) as other:
+        assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_default_location_is_per_project_under_the_working_directory(tmp_path, monkeypatch, extractor):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GRAPHMEM_HOME", raising=False)
+    settings = Settings.load(environ={})
+    assert Path(settings.db) == Path(".graphmem/memory.db")
+    MemoryService(settings, extractor=extractor).close()
+    assert (tmp_path / ".graphmem" / "memory.db").is_file()
+
+
+def test_graphmem_db_takes_a_path_or_a_database_url(tmp_path):
+    path = tmp_path / "nested" / "memory.db"
+    assert Settings.load(environ={"GRAPHMEM_DB": str(path)}).db == str(path)
+    assert database_url(str(path)) == f"sqlite:///{path}"
+    assert database_url("~/memory.db") == f"sqlite:///{Path.home() / 'memory.db'}"
+    url = "postgresql+psycopg://graphmem:secret@db.internal:5432/memory"
+    assert database_url(Settings.load(environ={"GRAPHMEM_DB": url}).db) == url
+    assert database_url(":memory:") == "sqlite://"
+
+
+def test_a_path_in_a_missing_folder_creates_the_folder(tmp_path, extractor):
+    db = tmp_path / "a" / "b" / "memory.db"
+    memory = MemoryService(Settings.load(db=f"sqlite:///{db}", environ={}), extractor=extractor)
+    memory.store(WEBHOOK)
+    memory.close()
+    assert db.is_file()
+
+
+@pytest.mark.parametrize("db", [":memory:", "sqlite:///:memory:"])
+def test_an_in_memory_store_is_one_database_for_every_thread(db, extractor):
+    memory = MemoryService(Settings.load(db=db, environ={}), extractor=extractor)
+    stored = memory.store(WEBHOOK)
+    found: list[object] = []
+    # The MCP server may run a tool on a worker thread; it must see the same in-memory database.
+    worker = threading.Thread(target=lambda: found.append(memory.search("idempotency key")))
+    worker.start()
+    worker.join()
+    assert [hit.id for hit in found[0].hits] == [stored.id]
+
+
+def test_the_full_text_index_follows_every_insert(service):
+    first = service.store(WEBHOOK)
+    assert _bm25_ids(service, "webhook") == [first.id]
+    second = service.store(ORDERS)
+    assert _bm25_ids(service, "orders") == [second.id]
+    assert set(_bm25_ids(service, "idempotency")) == {first.id, second.id}
+    service.store("  " + ORDERS.upper())  # a duplicate adds no row to the index
+    with service.engine.connect() as connection:
+        indexed = connection.execute(text("SELECT count(*) FROM memory_fts")).scalar()
+        stored = connection.execute(text("SELECT count(*) FROM memory")).scalar()
+    assert indexed == stored == 2
+
+
+def test_the_schema_version_is_recorded(service):
+    with service.engine.connect() as connection:
+        version = connection.execute(
+            text("SELECT value FROM graphmem_meta WHERE key = 'schema_version'")).scalar()
+    assert version == str(SCHEMA_VERSION)
+
+
+def test_a_database_from_a_newer_schema_is_refused_with_a_clear_error(tmp_path):
+    db = str(tmp_path / "newer.db")
+    open_engine(db).dispose()
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE graphmem_meta SET value = ? WHERE key = 'schema_version'",
+                    (str(SCHEMA_VERSION + 1),))
+    expected = rf"schema version {SCHEMA_VERSION + 1} is newer .*\({SCHEMA_VERSION}\)"
+    with pytest.raises(StorageError, match=expected):
+        open_engine(db)
+
+
+def test_an_unopenable_database_is_a_storage_error_that_hides_the_password(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StorageError, match="cannot open database"):
+        open_engine(str(blocker / "memory.db"))
+    with pytest.raises(StorageError, match="cannot open database"):
+        open_engine(str(blocker))  # a file that is not a SQLite database
+    with pytest.raises(StorageError, match="cannot open database") as refused:
+        open_engine("nosuchdialect://user:secret@host/db")
+    assert "secret" not in str(refused.value)
+
+
+def _bm25_ids(service: MemoryService, query: str) -> list[str]:
+    seqs = [seq for seq, _ in service.repository.bm25(query, 10)]
+    return [service.repository.memories_by_seq(seqs)[seq].id for seq in seqs]

@@ -1,0 +1,187 @@
+"""The same service on PostgreSQL 15: a private server on a free loopback port, one database per test.
+
+``GRAPHMEM_DB=postgresql+psycopg://…`` must switch the backend with no other change, so these tests
+drive ``MemoryService`` exactly as the SQLite tests do: store, dedupe, tsvector search, associate,
+export and import.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pwd
+import shlex
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from graphmem import MemoryService, Settings
+from graphmem.errors import InvalidInput, StorageError
+from graphmem.store import fulltext
+from graphmem.store.engine import open_engine
+from graphmem.store.tables import SCHEMA_VERSION
+from tests.conftest import ORDERS, WEBHOOK
+
+pytestmark = pytest.mark.postgres
+
+
+def _server_binary(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), reverse=True)
+    return str(candidates[0]) if candidates else None
+
+
+def _as_unprivileged(root: Path) -> list[str]:
+    """A command prefix that drops root: initdb and postgres refuse to run as root."""
+    if os.geteuid() != 0:
+        return []
+    user = "postgres" if _user_exists("postgres") else "nobody"
+    shutil.chown(root, user=user)
+    if shutil.which("runuser"):
+        return ["runuser", "-u", user, "--"]
+    return ["su", user, "-s", "/bin/sh", "-c"]  # the caller joins the command into one argument
+
+
+def _user_exists(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+def _run(prefix: list[str], command: list[str]) -> subprocess.CompletedProcess[str]:
+    argv = [*prefix, shlex.join(command)] if prefix[:1] == ["su"] else [*prefix, *command]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """Start a throw-away PostgreSQL server; yield the admin URL; stop it and delete its files."""
+    initdb, pg_ctl = _server_binary("initdb"), _server_binary("pg_ctl")
+    if not (initdb and pg_ctl):
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+    root = Path(tempfile.mkdtemp(prefix="graphmem-pg-"))
+    prefix = _as_unprivileged(root)
+    data, port = root / "data", _free_port()
+    created = _run(prefix, [initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-N", "-E", "UTF8",
+                            "--locale=C"])
+    assert created.returncode == 0, created.stderr
+    # fsync off: a test server's data is thrown away, and durability costs most of the start-up time.
+    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
+    log = root / "server.log"
+    started = _run(prefix, [pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "start"])
+    assert started.returncode == 0, started.stderr + (log.read_text(errors="replace") if log.exists() else "")
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}"
+    finally:
+        _run(prefix, [pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"])
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_url(postgres_server: str) -> str:
+    """A fresh, empty database on the shared server."""
+    return f"{postgres_server}/{_new_database(postgres_server)}"
+
+
+@pytest.fixture
+def pg_service(pg_url: str, extractor) -> Iterator[MemoryService]:
+    memory = MemoryService(Settings.load(db=pg_url, environ={}), extractor=extractor)
+    yield memory
+    memory.close()
+
+
+def test_store_dedupe_search_associate_open_and_graph_on_postgresql(pg_service):
+    webhook = pg_service.store(WEBHOOK, kind="pattern", project="payments", tags=["stripe"],
+                               meta={"source": {"pr": 42}})
+    orders = pg_service.store(ORDERS, kind="solution", project="payments")
+    again = pg_service.store("  stripe RETRIES webhook deliveries for three days, so every webhook handler "
+                             "needs an idempotency KEY", kind="pattern", project="payments")
+    assert (again.id, again.duplicate) == (webhook.id, True)
+    assert not pg_service.store(WEBHOOK, project="other").duplicate
+
+    hits = pg_service.search("idempotency key header", project="payments").hits
+    assert hits[0].id == orders.id and hits[0].bm25_rank == 1
+    assert [h.id for h in pg_service.search("idempotency", kind="solution").hits] == [orders.id]
+    recall = pg_service.associate("retry webhooks", project="payments")
+    found = {m.id: m for m in recall.memories}
+    assert orders.id in found and not found[orders.id].direct  # the two-hop association
+
+    opened = pg_service.open([webhook.id, "mem_missing"])
+    assert opened.memories[0].tags == ("stripe",) and opened.memories[0].meta == {"source": {"pr": 42}}
+    assert opened.not_found == ("mem_missing",)
+    assert pg_service.graph(limit=2).has_more
+
+
+def test_the_tsvector_index_follows_inserts_and_takes_any_query(pg_service):
+    pg_service.store(WEBHOOK)
+    assert pg_service.repository.bm25("orders", 5) == []
+    pg_service.store(ORDERS)
+    assert len(pg_service.repository.bm25("orders", 5)) == 1
+    # Text that is not a word must never reach to_tsquery as syntax.
+    for query in ("a:b | !c & (d)", "__init__", "über straße", "'quoted' \\ back", "the and of", "1.2.3"):
+        with pg_service.engine.connect() as connection:
+            assert isinstance(fulltext.rank(connection, query, 5), list), query
+
+
+def test_a_failed_batch_writes_nothing_on_postgresql(pg_service):
+    pg_service.store(WEBHOOK)
+    with pytest.raises(InvalidInput, match="record 2"):
+        pg_service.store_many([{"content": ORDERS}, {"content": "bad\x00byte"}])
+    assert pg_service.status()["memories"] == 1
+    assert pg_service.repository.bm25("orders", 5) == []
+
+
+def test_export_then_import_into_an_empty_postgresql_database_is_lossless(pg_service, postgres_server,
+                                                                         extractor):
+    pg_service.store_many([{"content": WEBHOOK, "kind": "pattern", "project": "payments", "tags": ["stripe"]},
+                           {"content": ORDERS, "kind": "solution", "project": "payments"},
+                           {"content": "Redis holds the session storage for the web app", "project": "web"}])
+    original = io.StringIO()
+    pg_service.export_jsonl(original)
+    target_url = f"{postgres_server}/{_new_database(postgres_server)}"
+    target = MemoryService(Settings.load(db=target_url, environ={}), extractor=extractor)
+    report = target.import_jsonl(original.getvalue().splitlines())
+    assert report.added["memories"] == 3
+    assert target.import_jsonl(original.getvalue().splitlines()).added["memories"] == 0  # idempotent
+    copy = io.StringIO()
+    target.export_jsonl(copy)
+    assert copy.getvalue() == original.getvalue()
+    assert [m.id for m in target.associate("retry webhooks").memories] == [
+        m.id for m in pg_service.associate("retry webhooks").memories]
+    target.close()
+
+
+def test_a_newer_schema_is_refused_on_postgresql(pg_url):
+    engine = open_engine(pg_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE graphmem_meta SET value = :v WHERE key = 'schema_version'"),
+                           {"v": str(SCHEMA_VERSION + 1)})
+    engine.dispose()
+    with pytest.raises(StorageError, match="newer"):
+        open_engine(pg_url)
+
+
+def _new_database(postgres_server: str) -> str:
+    name = f"gm_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(f"{postgres_server}/postgres", isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return name
