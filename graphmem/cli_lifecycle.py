@@ -92,17 +92,18 @@ def cmd_metrics(args: argparse.Namespace) -> None:
 
 
 LIFECYCLE_COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], None], str]] = {
-    "touch": (cmd_touch, "graphmem touch mem_01jz... --boost"),
-    "forget": (cmd_forget, 'graphmem forget mem_01jz... --reason "replaced by the Redis decision"'),
-    "restore": (cmd_restore, "graphmem restore mem_01jz..."),
-    "correct": (cmd_correct, 'graphmem correct mem_01jz... "Sessions live in Redis with a 60-minute TTL"'),
+    "touch": (cmd_touch, "graphmem touch payments/webhook-dedupe --boost"),
+    "correct": (cmd_correct, 'graphmem correct web/session-storage "Sessions live in Redis, 30-minute TTL"'),
     "history": (cmd_history, "graphmem history web/session-storage"),
-    "review": (cmd_review, "graphmem review --project web; graphmem review --mark mem_01jz... --reschedule"),
+    "forget": (cmd_forget, 'graphmem forget web/jwt-cookie --reason "the cookie holds an opaque sid now"'),
+    "restore": (cmd_restore, "graphmem restore web/jwt-cookie"),
+    "review": (cmd_review, "graphmem review --project web; "
+                           "graphmem review --mark web/cdn-cache --reschedule"),
     "promote": (cmd_promote, "graphmem promote --apply --export"),
-    "gc": (cmd_gc, "graphmem gc --apply"),
     "prune": (cmd_prune, "graphmem prune --older-than 90d --protect decision --apply"),
-    "sessions": (cmd_sessions, "graphmem sessions --project web --limit 3"),
-    "metrics": (cmd_metrics, "graphmem metrics --json"),
+    "gc": (cmd_gc, "graphmem gc --apply"),
+    "sessions": (cmd_sessions, "graphmem sessions --project web --limit 2"),
+    "metrics": (cmd_metrics, "graphmem metrics"),
 }
 
 
@@ -165,7 +166,9 @@ def _item_line(item: Any) -> str:
     marks = [f"[{item.kind}]" if item.kind else "", item.status or "",
              f"score {item.score:.3f}" if item.score is not None else "",
              f"{item.days_overdue:g} days overdue" if item.days_overdue is not None else "",
-             "current" if item.current else "", f"→ {item.vault_path}" if item.vault_path else "",
+             "current" if item.current else "",
+             f"superseded by {item.superseded_by}" if item.superseded_by else "",
+             f"→ {item.vault_path}" if item.vault_path else "",
              "; ".join(item.reasons)]
     head = f"{'*' if item.current else ' '} {item.id}  " + "  ".join(m for m in marks if m)
     return head + (f"\n      {item.content[:100]}" if item.content else "")

@@ -26,16 +26,16 @@ class ActivationSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    method: Literal["ppr", "hops"] = "ppr"
+    method: Literal["ppr", "hops"] = "hops"
     alpha: float = Field(0.5, ge=0.0, lt=1.0, description="PPR continuation probability (1 - restart)")
     max_iter: int = Field(50, ge=1, le=1000)
     tol: float = Field(1e-6, gt=0.0)
     prune: float = Field(1e-5, ge=0.0, description="drop activations below this per step (frontier sparsity)")
-    hops: int = Field(2, ge=0, le=6)
+    hops: int = Field(3, ge=0, le=6)
     hop_decay: float = Field(0.5, gt=0.0, le=1.0)
     specificity: bool = Field(True, description="weight seeds by IDF")
     hub_cap: int = Field(200, ge=1, description="a concept in more memories than this spreads cap/df of its activation")
-    cooccurrence: bool = True
+    cooccurrence: bool = Field(False, description="project the recorded co-occurrence edges (off: measured worse)")
     cooccurrence_weight: float = Field(0.3, ge=0.0)
     cooccurrence_saturation: float = Field(2.0, gt=0.0, description="w(n) = n / (n + k): bounded, monotone")
     relation_weight: float = Field(1.0, ge=0.0)
@@ -52,10 +52,11 @@ class FusionSettings(BaseModel):
 
     method: Literal["rrf", "weighted"] = "rrf"
     bm25_weight: float = Field(1.0, ge=0.0)
-    activation_weight: float = Field(1.0, ge=0.0)
+    activation_weight: float = Field(2.0, ge=0.0)
     rrf_k: float = Field(60.0, gt=0.0)
     candidates: int = Field(100, ge=1, le=10_000, description="candidates taken from each ranker before fusion")
     bridge_weight: float = Field(2.0, ge=0.0, description="RRF weight of the second-hop (bridge) ranking")
+    bridge_hops: int = Field(1, ge=1, le=4, description="hops the bridge spreads from its concepts")
     bridge_sources: int = Field(3, ge=1, le=20, description="best first-pass hits whose entities seed the bridge")
 
 

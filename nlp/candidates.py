@@ -86,7 +86,7 @@ def _name_occurrences(view: DocView, names: Sequence[NameSpan]) -> list[Occurren
     for name in names:
         surface = view.surface(name.first, name.last)
         key = normalize_key(surface)
-        parts = tuple(dict.fromkeys(view.term_keys[i] or view.infos[i].key for i in name.words))
+        parts = tuple(dict.fromkeys(view.term_keys[index] for index in name.words))
         occurrences.append(
             Occurrence(
                 key,
@@ -128,39 +128,20 @@ def _token_occurrences(view: DocView, heads: set[int]) -> list[Occurrence]:
     occurrences = []
     term_keys, starts, sentence_ids = view.term_keys, view.starts, view.sentences.ids
     for index, info in enumerate(view.infos):
-        start = starts[index]
+        start, sentence = starts[index], sentence_ids[index]
+        end = start + len(info.text)
         if info.is_content:
-            occurrences.append(
-                Occurrence(
-                    term_keys[index],
-                    info.text,
-                    "term",
-                    start,
-                    start + len(info.text),
-                    sentence_ids[index],
-                    index in heads,
-                )
-            )
+            term = Occurrence(term_keys[index], info.text, "term", start, end, sentence, index in heads)
+            occurrences.append(term)
         elif info.cls in _IDENTIFIER_CLASSES or (info.cls is TokenClass.DECIMAL and _is_version(view, index)):
-            sentence = sentence_ids[index]
-            occurrences.append(
-                Occurrence(
-                    info.key,
-                    info.text,
-                    "identifier",
-                    start,
-                    start + len(info.text),
-                    sentence,
-                    parts=info.part_keys,
-                )
+            identifier = Occurrence(
+                info.key, info.text, "identifier", start, end, sentence, parts=info.part_keys
             )
-            for part in info.parts:
-                part_start = start + part.offset
-                occurrences.append(
-                    Occurrence(
-                        part.key, part.surface, "part", part_start, part_start + len(part.surface), sentence
-                    )
-                )
+            occurrences.append(identifier)
+            for key, surface, offset in info.parts:
+                part_start = start + offset
+                part_end = part_start + len(surface)
+                occurrences.append(Occurrence(key, surface, "part", part_start, part_end, sentence))
     return occurrences
 
 

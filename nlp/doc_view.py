@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from spacy.attrs import IDX, ORTH
 from spacy.tokens import Doc
 
-from nlp.identifiers import TokenClass
 from nlp.sentences import Sentences, split_sentences
 from nlp.token_info import TokenInfo, TokenInfoCache
 
 __all__ = ["DocView", "build_doc_view"]
+
+_KEY = attrgetter("key")
 
 
 @dataclass(slots=True)
@@ -38,7 +40,8 @@ class DocView:
         Tokens inside a multi-token identifier (a command or status code); phrases and names do not cross
         them.
     term_keys : list of str
-        The key each content word contributes (its lemma, or its lower-cased form inside a name).
+        The key each token contributes: a word's lemma (its lower-cased form inside a name), an identifier's
+        key.
     """
 
     text: str
@@ -102,5 +105,5 @@ def build_doc_view(doc: Doc, text: str, cache: TokenInfoCache, model_starts: Col
         starts=starts,
         sentences=split_sentences(infos, model_starts),
     )
-    view.term_keys = [info.key if info.cls is TokenClass.WORD else "" for info in infos]
+    view.term_keys = list(map(_KEY, infos))
     return view

@@ -42,10 +42,10 @@ def find_phrase_runs(view: DocView) -> list[tuple[int, ...]]:
     """
     runs: list[list[int]] = []
     run: list[int] = []
-    blocked = view.blocked
+    blocked, sentence_ids = view.blocked, view.sentences.ids
     for index, info in enumerate(view.infos):
         if info.is_content and index not in blocked:
-            if run and not view.same_sentence(run[-1], index):
+            if run and sentence_ids[run[-1]] != sentence_ids[index]:
                 runs.append(run)
                 run = []
             if not _is_verb_like(view, index):

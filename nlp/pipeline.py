@@ -200,7 +200,7 @@ class ConceptExtractor:
             extra_names = model_names(doc, view)
         occurrences = find_occurrences(
             view,
-            self._pipeline.matcher(doc, [info.lower_key for info in view.infos]),
+            self._pipeline.matcher(doc, view.infos),
             max_phrase_words=self.max_phrase_words,
             model_phrases=extra_phrases,
             model_names=extra_names,

@@ -106,6 +106,7 @@ def bench_latency(sizes: list[int], query_count: int, scratch: Path) -> list[tup
             (f"{size:,} memories: memory_associate p50 / p95 (ms)", f"{associate[0]:.2f} / {associate[1]:.2f}", base),
             (f"{size:,} memories: composition p50 / p95 (ms)", f"{compose[0]:.2f} / {compose[1]:.2f}", base),
         ]
+        _progress(rows[-4:])
     service.close()
     return rows
 
@@ -123,6 +124,11 @@ def bench_eval() -> str:
     return format_table(results) + "\n\n" + format_deltas(results)
 
 
+def _progress(rows: list[tuple[str, str, str]]) -> None:
+    for row in rows:
+        print("  " + " | ".join(row), file=sys.stderr, flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -132,6 +138,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     rows = bench_store(args.store_count)
+    _progress(rows)
     with tempfile.TemporaryDirectory() as scratch:
         rows += bench_latency(args.sizes, args.queries, Path(scratch))
     rows.append(("peak RSS (MiB)", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}", "-"))

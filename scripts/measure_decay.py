@@ -17,15 +17,12 @@ that keeps working in the same store. For each weight it reports:
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import graphmem.service.memory_service as memory_service  # noqa: E402
-from graphmem import MemoryService, Settings  # noqa: E402
+from graphmem import MemoryService, Settings
+from graphmem.service import memory_service
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 NOW_MS = int(datetime(2026, 4, 30, 9, 0, tzinfo=UTC).timestamp() * 1000)
@@ -37,14 +34,15 @@ def reciprocal_rank(ids: list[str], wanted: str | None) -> float:
 
 
 def measure(db: str, weight: float) -> dict[str, float]:
-    service = MemoryService(Settings.load(db=db, environ={}, decay={"ranking_weight": weight, "review_blend": 0.0}))
+    settings = Settings.load(db=db, environ={}, decay={"ranking_weight": weight, "review_blend": 0.0})
+    service = MemoryService(settings)
     content_id = {m["content"]: m["id"] for m in _all_memories(service)}
     queries = json.loads((DATA / "demo_queries.json").read_text(encoding="utf-8"))
     assoc, search = [], []
     for entry in queries:
         target = content_id.get(entry["expect_no_keyword_hit"])
-        result = service.associate(entry["query"], mode=entry.get("mode", "recall"), project=entry.get("project"),
-                                   max_results=8)
+        result = service.associate(entry["query"], mode=entry.get("mode", "recall"),
+                                   project=entry.get("project"), max_results=8)
         hits = result.composition.sources if result.composition else result.memories
         assoc.append(reciprocal_rank([h.id for h in hits], target))
         found = service.search(entry["query"], project=entry.get("project"), limit=10).hits

@@ -47,11 +47,13 @@ def observations(count: int, *, seed: int = 7, vocabulary: int = 20_000) -> Iter
     id_weights = [1.0 / (rank + 1) for rank in range(len(identifiers))]
     projects = [f"project-{n}" for n in range(12)]
     for n in range(count):
-        content_words = rng.choices(words, weights, k=rng.randint(12, 28))
+        content_words = rng.choices(words, weights, k=rng.randint(8, 18))
         sentence = []
         for word in content_words:
             sentence.append(word)
-            if rng.random() < 0.35:
+            # About half the tokens of English prose are function words; runs of content words
+            # average under two, which is what phrase extraction sees in real observations.
+            if rng.random() < 0.55:
                 sentence.append(rng.choice(_GLUE))
         if rng.random() < 0.35:
             sentence.insert(rng.randrange(len(sentence)), rng.choices(identifiers, id_weights)[0])

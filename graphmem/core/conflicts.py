@@ -10,6 +10,8 @@ they disagree, and how:
   always / never, should / shouldn't, enable / disable, "Y instead of X");
 - **topic_key**: two current memories claim the same topic key with different content;
 - **value**: the same shared concept carries different numbers or versions ("limit is 100" / "500");
+- **order**: one does something to a shared concept *before* a step, the other *after* it ("commit
+  offsets before processing" / "commit offsets only after the file is written");
 - **choice**: both choose something for the same subject, and the choices differ;
 - **outcome**: one reports success and the other failure about the same things.
 
@@ -21,15 +23,28 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from graphmem.core.polarity import CUE_WORDS, find_cues, outcome_of, polarity_at, values_near
+from graphmem.core.polarity import (
+    CUE_WORDS,
+    clause_bounds,
+    find_cues,
+    order_at,
+    outcome_of,
+    polarity_at,
+    values_near,
+)
 
 __all__ = ["BASE_SCORE", "ClaimText", "ConflictCandidate", "detect_conflict", "pair_key", "rank_conflicts"]
 
 # How much each signal alone says "these two disagree": an explicit for/against on one shared concept
 # is the strongest; a shared topic key with different text nearly so; outcome words are the weakest
 # (an error report and its later fix also differ in outcome).
-BASE_SCORE = {"polarity": 0.9, "topic_key": 0.85, "value": 0.75, "choice": 0.55, "outcome": 0.5}
+BASE_SCORE = {"polarity": 0.9, "topic_key": 0.85, "order": 0.8, "value": 0.65, "choice": 0.55, "outcome": 0.5}
 _EVIDENCE_DECAY = 0.4  # score factor 1 - 0.4^n for n shared specific concepts: 0.6, 0.84, 0.94, ...
+_WEAK_CUE_FACTOR = 0.75  # "always" against "uses" is less sure than "always" against "never"
+# Error reports and session summaries describe what happened, not what to do: a "not" or an "always"
+# in them is rarely a stance another memory can contradict.
+_NARRATIVE_KINDS = frozenset({"error", "summary"})
+_NARRATIVE_FACTOR = 0.6
 _CHOICE_KINDS = frozenset({"entity", "identifier"})
 
 
@@ -47,6 +62,7 @@ class ClaimText:
     concepts: Mapping[str, int] = field(default_factory=dict)
     kinds: Mapping[str, str] = field(default_factory=dict)
     topic_key: str | None = None
+    kind: str = "note"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +108,8 @@ def detect_conflict(a: ClaimText, b: ClaimText, specificity: Mapping[str, float]
         return None
     score, kind, reason = max(found, key=lambda item: item[0])
     evidence = 1 - _EVIDENCE_DECAY ** max(len(shared), 1)
+    if kind != "topic_key" and (a.kind in _NARRATIVE_KINDS or b.kind in _NARRATIVE_KINDS):
+        evidence *= _NARRATIVE_FACTOR
     first, second = pair_key(a.id, b.id)
     newer = a.id if (a.created_ms, a.id) > (b.created_ms, b.id) else b.id
     return ConflictCandidate(first, second, round(score * evidence, 4), kind, reason, tuple(shared), newer,
@@ -100,31 +118,65 @@ def detect_conflict(a: ClaimText, b: ClaimText, specificity: Mapping[str, float]
 
 def _signals(a: ClaimText, b: ClaimText, shared: list[str]) -> list[tuple[float, str, str]]:
     found = []
-    for detector in (_polarity, _value, _choice, _outcome):
+    for detector in (_polarity, _value, _order, _choice, _outcome):
         signal = detector(a, b, shared)
         if signal is not None:
             found.append(signal)
     return found
 
 
+def _same_subject(a: ClaimText, b: ClaimText, key: str, shared: list[str]) -> bool:
+    """Whether the clauses around ``key`` in both texts share another specific concept too: one common
+    word ("http", "checkout") in otherwise unrelated sentences is not one subject."""
+    def around(side: ClaimText) -> set[str]:
+        start, end = clause_bounds(side.text, side.concepts[key])
+        return {other for other in shared if start <= side.concepts[other] < end}
+    return len(around(a) & around(b)) >= 2
+
+
 def _polarity(a: ClaimText, b: ClaimText, shared: list[str]) -> tuple[float, str, str] | None:
     cues_a, cues_b = find_cues(a.text, a.concepts.values()), find_cues(b.text, b.concepts.values())
-    for key in shared:
+    for key in (key for key in shared if _same_subject(a, b, key, shared)):
         sign_a, cue_a = polarity_at(a.text, a.concepts[key], cues_a)
         sign_b, cue_b = polarity_at(b.text, b.concepts[key], cues_b)
-        if sign_a * sign_b == -1 and cue_a and cue_b:
-            return (BASE_SCORE["polarity"], "polarity",
+        if sign_a * sign_b == -1 and cue_a and cue_b and (cue_a.strong or cue_b.strong):
+            factor = 1.0 if cue_a.strong and cue_b.strong else _WEAK_CUE_FACTOR
+            return (BASE_SCORE["polarity"] * factor, "polarity",
                     f"{a.id} says {cue_a.text!r} about {key!r} where {b.id} says {cue_b.text!r}")
     return None
 
 
 def _value(a: ClaimText, b: ClaimText, shared: list[str]) -> tuple[float, str, str] | None:
-    for key in shared:
-        values_a, values_b = values_near(a.text, a.concepts[key]), values_near(b.text, b.concepts[key])
-        if values_a and values_b and not values_a & values_b:
+    if len(shared) < 2:  # a number next to one common word is coincidence more often than a disagreement
+        return None
+    for key in (key for key in shared if _same_subject(a, b, key, shared)):
+        words = len(key.split())
+        values_a = values_near(a.text, a.concepts[key], words)
+        values_b = values_near(b.text, b.concepts[key], words)
+        if values_a and values_b and not values_a & values_b and _comparable(values_a, values_b):
             return (BASE_SCORE["value"], "value",
                     f"{key!r} is {', '.join(sorted(values_a))} in {a.id} but {', '.join(sorted(values_b))} "
                     f"in {b.id}")
+    return None
+
+
+def _comparable(values_a: frozenset[str], values_b: frozenset[str]) -> bool:
+    """Whether the two sides give values of one shape (a version against a version, 30s against 60s)."""
+    return bool({_shape(v) for v in values_a} & {_shape(v) for v in values_b})
+
+
+def _shape(value: str) -> tuple[int, str]:
+    number = value.rstrip("%abcdefghijklmnopqrstuvwxyz")
+    return number.count("."), value[len(number):]
+
+
+def _order(a: ClaimText, b: ClaimText, shared: list[str]) -> tuple[float, str, str] | None:
+    for key in (key for key in shared if _same_subject(a, b, key, shared)):
+        sign_a, word_a = order_at(a.text, a.concepts[key])
+        sign_b, word_b = order_at(b.text, b.concepts[key])
+        if sign_a * sign_b == -1:
+            return (BASE_SCORE["order"], "order",
+                    f"{a.id} does {key!r} {word_a!r} where {b.id} does it {word_b!r}")
     return None
 
 

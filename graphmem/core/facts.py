@@ -15,7 +15,12 @@ from typing import Any
 
 from graphmem.core.validity import holds_at
 
-__all__ = ["Fact", "FactPlan", "facts_at", "plan_new_fact", "timeline"]
+__all__ = ["FACT_SPREAD", "Fact", "FactPlan", "facts_at", "plan_new_fact", "timeline"]
+
+# Activation a fact passes between its subject and object concepts, relative to a mention edge of
+# weight 1 (times the fact's confidence): as strong as a "supports" relation between two memories, so
+# "alice" reaches memories about "globex" once alice works there.
+FACT_SPREAD = 0.8
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "ConflictItemOut",
@@ -22,29 +22,37 @@ class _Out(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
 
+def _absent(value: object) -> bool:
+    return value is None or value == []
+
+
 class LifecycleItemOut(_Out):
-    """One memory as the lifecycle sees it; fields that do not apply to the action are null."""
+    """One memory as the lifecycle sees it; fields that do not apply to the action are left out.
+
+    An item has twenty fields and most actions fill a few: leaving out the empty ones keeps a review
+    queue or a timeline short enough to read in an agent's context.
+    """
 
     id: str
-    kind: str | None = None
-    project: str | None = None
-    status: str | None = None
-    content: str | None = None
-    score: float | None = None
-    use_count: int | None = None
-    strength: float | None = None
-    created_at: str | None = None
-    last_used_at: str | None = None
-    review_after: str | None = None
-    days_overdue: float | None = None
-    valid_from: str | None = None
-    valid_to: str | None = None
-    superseded_by: str | None = None
-    parent_id: str | None = None
-    current: bool | None = None
-    eligible: bool | None = None
-    reasons: list[str] = []
-    vault_path: str | None = None
+    kind: str | None = Field(None, exclude_if=_absent)
+    project: str | None = Field(None, exclude_if=_absent)
+    status: str | None = Field(None, exclude_if=_absent)
+    content: str | None = Field(None, exclude_if=_absent)
+    score: float | None = Field(None, exclude_if=_absent, description="decay score now")
+    use_count: int | None = Field(None, exclude_if=_absent)
+    strength: float | None = Field(None, exclude_if=_absent)
+    created_at: str | None = Field(None, exclude_if=_absent)
+    last_used_at: str | None = Field(None, exclude_if=_absent)
+    review_after: str | None = Field(None, exclude_if=_absent)
+    days_overdue: float | None = Field(None, exclude_if=_absent)
+    valid_from: str | None = Field(None, exclude_if=_absent)
+    valid_to: str | None = Field(None, exclude_if=_absent)
+    superseded_by: str | None = Field(None, exclude_if=_absent)
+    parent_id: str | None = Field(None, exclude_if=_absent)
+    current: bool | None = Field(None, exclude_if=_absent, description="history: the version recall shows")
+    eligible: bool | None = Field(None, exclude_if=_absent, description="promote: meets the criteria")
+    reasons: list[str] = Field([], exclude_if=_absent, description="why not eligible, or what else applied")
+    vault_path: str | None = Field(None, exclude_if=_absent)
 
 
 class MetricOut(_Out):

@@ -45,7 +45,9 @@ def memory_store(
     content: Annotated[str, Field(description="The observation: factual and specific (max 50,000 chars)")],
     kind: Kind = "note",
     project: Project = None,
-    topic_key: Annotated[str | None, Field(description="Stable key such as architecture/session-storage")] = None,
+    topic_key: Annotated[str | None, Field(
+        description="Stable key such as architecture/session-storage; storing again with a key the project "
+                    "already uses supersedes the older memory (listed in superseded)")] = None,
     tags: Annotated[list[str], Field(max_length=50)] = [],  # noqa: B006 - the schema shows [] as default
     entities: Annotated[list[str], Field(max_length=100)] = [],  # noqa: B006
     source: str | None = None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -22,6 +23,7 @@ from graphmem.service.export import ExportScope
 
 __all__ = ["GRAPH_URI", "MEMORY_URI", "GraphChangeNotifier", "GraphExportOut", "register"]
 
+logger = logging.getLogger(__name__)
 GRAPH_URI = "graphmem://graph"
 MEMORY_URI = "graphmem://memory/{id}"
 
@@ -109,7 +111,10 @@ class GraphChangeNotifier:
         if ctx.method == "tools/call" and isinstance(result, dict) and not result.get("isError"):
             name = (ctx.params or {}).get("name")
             if await self._writes(name):
-                await self._notify(ctx, [GRAPH_URI, *_memory_uris(result.get("structuredContent"))])
+                try:
+                    await self._notify(ctx, [GRAPH_URI, *_memory_uris(result.get("structuredContent"))])
+                except Exception:  # best effort: the write succeeded and must be reported as such
+                    logger.warning("could not send the graph change notification", exc_info=True)
         return result
 
     async def _writes(self, name: str | None) -> bool:

@@ -131,7 +131,7 @@ def claim_texts(extractor: ConceptExtractor, memories: list[Memory]) -> dict[str
     parsed = extractor.parse_many([m.content for m in memories])
     return {m.id: ClaimText(id=m.id, text=m.content, created_ms=to_ms(m.created_at),
                             concepts={c.key: c.start for c in doc.mentions},
-                            kinds={c.key: c.kind for c in doc.mentions}, topic_key=m.topic_key)
+                            kinds={c.key: c.kind for c in doc.mentions}, topic_key=m.topic_key, kind=m.kind)
             for m, doc in zip(memories, parsed, strict=True)}
 
 

@@ -66,6 +66,9 @@ class FactService:
                     invalidate_previous=invalidate_previous, reason=reason, source_id=source_id,
                     meta=dict(meta or {}))
             self.memory.projection.apply_batch(batch)
+            if not result.duplicate:
+                fact = result.fact
+                self.memory.projection.apply_fact(fact.subject, fact.object, fact.confidence)
         return result
 
     def _add_in(self, session: Any, triple: tuple[str, str, str], *, confidence: float, start: datetime,
@@ -89,7 +92,7 @@ class FactService:
         closed = tuple(fact_store.close_fact(session, old_id, valid_to_ms=to_ms(end), superseded_by=fact_id,
                                              reason=f"replaced by {fact_id}: {s} {p} {o}")
                        for old_id, end in plan.close)
-        fact_store.link_concepts(session, s, o, batch)
+        fact_store.ensure_concepts(session, (s, o), batch)
         message = f"added {fact_id}" + (f"; closed {', '.join(f.id for f in closed)}" if closed else "")
         return FactResult(fact=fact, closed=closed, message=message), batch
 

@@ -95,10 +95,11 @@ def _scores(lifecycle: LifecycleService, rows: list[LifeRow], now: int) -> np.nd
 def _apply(lifecycle: LifecycleService, ids: list[str], mode: str, dry_run: bool) -> None:
     if dry_run or not ids:
         return
-    if mode == "archive":
-        lifecycle._update({memory_id: {"status": "archived"} for memory_id in ids})
-        return
     service = lifecycle.service
+    if mode == "archive":
+        with service._write_lock:
+            lifecycle._follow(lifecycle.repository.set_status(ids, "archived"))
+        return
     with service._write_lock:
         lifecycle.repository.delete_memories(ids)
         # The projection only ever appends nodes, so a hard delete rebuilds it from the rows (a rare,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from graphmem.core.relations import RELATION_TYPES, RelationSemantics, valid_relation_types
@@ -36,7 +36,7 @@ from graphmem.service.relation_results import PendingItem, PendingPage, Relation
 from graphmem.service.topic_upsert import TopicUpsert, upsert_topic_keys
 from graphmem.service.validation import check_count, check_kind, check_range, check_text
 from graphmem.store import relation_store
-from graphmem.store.convert import from_ms
+from graphmem.store.convert import from_ms, to_ms
 
 if TYPE_CHECKING:
     from graphmem.service.memory_service import MemoryService
@@ -290,8 +290,9 @@ def _judge_message(before: Relation, after: Relation) -> str:
 
 
 def _now() -> datetime:
-    return from_ms(time.time_ns() // 1_000_000).astimezone(UTC)
+    """Now, at the store's millisecond resolution (so a written time reads back equal)."""
+    return from_ms(time.time_ns() // 1_000_000)
 
 
 def _ms(instant: datetime) -> int:
-    return int(instant.timestamp() * 1000)
+    return to_ms(instant)

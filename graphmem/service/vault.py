@@ -53,8 +53,11 @@ def render_note(memory: Memory, concepts: Sequence[str], promoted_at: str) -> st
     }
     yaml = [f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in front.items()]
     lines = ["---", *yaml, "---", ""]
-    title = " ".join(memory.content.split()[:12])
-    lines += [f"# {title}", "", memory.content.strip(), ""]
+    words = memory.content.split()
+    title = " ".join(words[:12]) + (" …" if len(words) > 12 else "")
+    lines += [f"# {title}", ""]
+    if len(words) > 12:  # a short memory is its own title; do not repeat it
+        lines += [memory.content.strip(), ""]
     names = (_LINK_UNSAFE.sub(" ", name).strip() for name in concepts)
     links = [f"[[{name}]]" for name in names if name]
     if links:

@@ -1,9 +1,9 @@
-"""Fact rows, and the concept rows and concept–concept edges that put facts into the graph.
+"""Fact rows, and the concept rows that put facts into the graph.
 
-A fact's subject and object are concept keys. Adding a fact makes sure both concepts exist and adds
-one unit of co-occurrence evidence between them (``concept_edge.count``), so the projection — rebuilt
-from rows or followed incrementally — lets activation flow from "alice" to "acme corp" through the
-fact, exactly as it flows between concepts mentioned in one sentence.
+A fact's subject and object are concept keys. Adding a fact makes sure both concepts exist; the
+projection then joins them with a fact edge (``GraphProjection.apply_fact``, and on load from the
+``fact`` rows), so activation flows from "alice" to "acme corp" through the fact. The fact edge is
+its own edge, not co-occurrence evidence: it is there whether or not co-occurrence edges are enabled.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from sqlmodel import Session, col, select
 from graphmem.core.facts import Fact
 from graphmem.store.convert import from_ms
 from graphmem.store.repository import ConceptRecord, StoredBatch
-from graphmem.store.tables import ConceptEdgeRow, ConceptRow, FactRow
+from graphmem.store.tables import ConceptRow, FactRow
 
-__all__ = ["close_fact", "fact_from_row", "facts_where", "get_fact", "insert_fact", "link_concepts"]
+__all__ = ["close_fact", "ensure_concepts", "fact_from_row", "facts_where", "get_fact", "insert_fact"]
 
 
 def fact_from_row(row: FactRow) -> Fact:
@@ -74,22 +74,10 @@ def close_fact(session: Session, fact_id: str, *, valid_to_ms: int, superseded_b
     return fact_from_row(row)
 
 
-def link_concepts(session: Session, subject: str, obj: str, batch: StoredBatch) -> None:
-    """Create missing concept rows for ``subject`` and ``obj`` and add one unit of edge evidence between
-    them; record both in ``batch`` so the projection can follow (``apply_batch``)."""
-    records = {key: _concept(session, key) for key in dict.fromkeys((subject, obj))}
-    batch.concepts.update(records)
-    if subject == obj:
-        return
-    a, b = sorted((records[subject].seq, records[obj].seq))
-    row = session.get(ConceptEdgeRow, (a, b))
-    before = 0 if row is None else row.count
-    if row is None:
-        row = ConceptEdgeRow(a_seq=a, b_seq=b, count=0)
-    row.count = before + 1
-    session.add(row)
-    session.flush()
-    batch.edge_counts.append((a, b, before, before + 1))
+def ensure_concepts(session: Session, keys: tuple[str, ...], batch: StoredBatch) -> None:
+    """Create missing concept rows for a fact's subject and object and record them in ``batch``, so the
+    projection adds their nodes (``apply_batch``) before the fact's edge (``apply_fact``)."""
+    batch.concepts.update({key: _concept(session, key) for key in dict.fromkeys(keys)})
 
 
 def _concept(session: Session, key: str) -> ConceptRecord:

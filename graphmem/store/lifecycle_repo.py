@@ -71,6 +71,14 @@ class LifecycleRepository(Repository):
                 strength=case((table.c.strength > max_strength, table.c.strength), else_=capped)))
             return _memories(session, ids)
 
+    def set_status(self, ids: Sequence[str], status: str) -> list[Memory]:
+        """One status for many memories in one statement per chunk (gc and prune archive thousands)."""
+        table = MemoryRow.__table__
+        with self.transaction() as session:
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                session.execute(update(table).where(table.c.id.in_(list(chunk))).values(status=status))
+            return _memories(session, ids)
+
     def update_memories(self, changes: Mapping[str, Mapping[str, Any]],
                         before_commit: Callable[[list[Memory]], None] | None = None) -> list[Memory]:
         """Set lifecycle fields per memory id in one transaction; ``before_commit`` may still abort it."""

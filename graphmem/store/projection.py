@@ -18,6 +18,7 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
+from graphmem.core.facts import FACT_SPREAD
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.spreading_graph import FloatArray, IntArray, SpreadingGraph
 from graphmem.core.values import STATUSES, Memory, Relation
@@ -110,6 +111,7 @@ class GraphProjection:
             edges = conn.execute(text("SELECT a_seq, b_seq, count FROM concept_edge")).all()
             relations = conn.execute(text(
                 "SELECT source_id, target_id, type, confidence, status FROM relation")).all()
+            facts = conn.execute(text("SELECT subject, object, confidence FROM fact")).all()
         with self.lock:
             self._load_concepts(concepts)
             self._load_memories(memories)
@@ -121,6 +123,8 @@ class GraphProjection:
             self._add_cooccurrence([(concept_by_seq[a], concept_by_seq[b], 0, n) for a, b, n in edges])
             for source_id, target_id, rel_type, confidence, status in relations:
                 self._add_relation_edge(source_id, target_id, rel_type, confidence, status)
+            for subject, obj, confidence in facts:
+                self._add_fact_edge(subject, obj, confidence)
             self.graph.compact()
 
     def _load_concepts(self, concepts: list) -> None:
@@ -219,6 +223,18 @@ class GraphProjection:
             weight = self.settings.relation_weight * semantics.spread * relation.confidence
             if weight > 0:
                 self.graph.remove_edges([source, target], [target, source], [weight, weight])
+
+    def apply_fact(self, subject: str, obj: str, confidence: float) -> None:
+        """Follow a new temporal fact: its subject and object concepts get an edge both ways (closed
+        facts keep theirs: the association outlives the fact, ``as_of`` on facts tells the times)."""
+        with self.lock:
+            self._add_fact_edge(subject, obj, confidence)
+
+    def _add_fact_edge(self, subject: str, obj: str, confidence: float) -> None:
+        a, b = self.concept_nodes.get(subject), self.concept_nodes.get(obj)
+        weight = self.settings.relation_weight * FACT_SPREAD * confidence
+        if a is not None and b is not None and a != b and weight > 0:
+            self.graph.add_edges([a, b], [b, a], [weight, weight])
 
     def set_hidden(self, memory_id: str, hidden: bool) -> None:
         """Set whether a judged relation hides ``memory_id`` from default recall."""

@@ -89,8 +89,10 @@ class Repository:
         fresh = self._split_duplicates(session, drafts, batch)
         if not fresh:
             return batch
-        inserted = session.execute(
-            insert(MemoryRow).returning(MemoryRow.__table__.c.seq, MemoryRow.__table__.c.id),
+        # Core inserts on the connection: the ORM bulk path spent most of an import in per-row
+        # bookkeeping we do not need (profiled: 7 s of 16 s of repository time per 2,500 rows).
+        inserted = session.connection().execute(
+            insert(MemoryRow.__table__).returning(MemoryRow.__table__.c.seq, MemoryRow.__table__.c.id),
             [draft.row for draft in fresh],
         ).all()
         seq_of = {memory_id: seq for seq, memory_id in inserted}
@@ -98,8 +100,9 @@ class Repository:
         batch.concepts = concepts
         self._insert_mentions(session, fresh, seq_of, concepts, batch)
         self._add_cooccurrences(session, fresh, concepts, batch)
-        rows = session.exec(select(MemoryRow).where(col(MemoryRow.seq).in_(list(seq_of.values())))).all()
-        batch.memories = sorted((row.seq or 0, memory_from_row(row)) for row in rows)
+        # The inserted values are the drafts' own: build the core values from them, no read-back.
+        batch.memories = sorted((seq_of[d.row["id"]], memory_from_row(MemoryRow(**d.row, seq=seq_of[d.row["id"]])))
+                                for d in fresh)
         return batch
 
     def _split_duplicates(self, session: Session, drafts: Sequence[MemoryDraft],
@@ -131,25 +134,23 @@ class Repository:
                 kinds.setdefault(key, kind)
                 df_increment[key] = df_increment.get(key, 0) + 1
         known: dict[str, ConceptRecord] = {}
+        concept_table = ConceptRow.__table__
+        columns = (concept_table.c.seq, concept_table.c.key, concept_table.c.kind, concept_table.c.df)
         for chunk in _chunks(sorted(kinds)):
-            for row in session.exec(select(ConceptRow).where(col(ConceptRow.key).in_(chunk))):
-                known[row.key] = ConceptRecord(row.seq or 0, row.key, row.kind, row.df)
+            for seq, key, kind, df in session.connection().execute(select(*columns).where(concept_table.c.key.in_(chunk))):
+                known[key] = ConceptRecord(seq, key, kind, df)
         missing = [key for key in kinds if key not in known]
         if missing:
-            created = session.execute(
-                insert(ConceptRow).returning(ConceptRow.__table__.c.seq, ConceptRow.__table__.c.key),
+            created = session.connection().execute(
+                insert(ConceptRow.__table__).returning(ConceptRow.__table__.c.seq, ConceptRow.__table__.c.key),
                 [{"key": key, "kind": kinds[key], "df": 0, "aliases": []} for key in missing],
             ).all()
             for seq, key in created:
                 known[key] = ConceptRecord(seq, key, kinds[key], 0)
-        concept_table = ConceptRow.__table__
         if not df_increment:  # no concept in any draft ("!!!"): an empty executemany is an error
             return {}
-        session.connection().execute(
-            update(concept_table).where(concept_table.c.seq == bindparam("b_seq"))
-            .values(df=concept_table.c.df + bindparam("b_inc")),
-            [{"b_seq": known[key].seq, "b_inc": inc} for key, inc in df_increment.items()],
-        )
+        _executemany(session, "UPDATE concept SET df = df + {p} WHERE seq = {p}",
+                     [(inc, known[key].seq) for key, inc in df_increment.items()])
         return {key: ConceptRecord(rec.seq, key, rec.kind, rec.df + df_increment[key]) for key, rec in known.items()}
 
     def _insert_mentions(self, session: Session, drafts: Sequence[MemoryDraft], seq_of: dict[str, int],
@@ -158,11 +159,11 @@ class Repository:
         for draft in drafts:
             memory_seq = seq_of[draft.row["id"]]
             for key, _, weight, count in draft.mentions:
-                rows.append({"memory_seq": memory_seq, "concept_seq": concepts[key].seq,
-                             "weight": weight, "count": count})
-                batch.mentions.append((memory_seq, concepts[key].seq, weight))
+                rows.append((memory_seq, concepts[key].seq, weight, count))
+        batch.mentions = [row[:3] for row in rows]
         if rows:
-            session.execute(insert(MentionRow), rows)
+            _executemany(session, "INSERT INTO mention (memory_seq, concept_seq, weight, count) "
+                                  "VALUES ({p}, {p}, {p}, {p})", rows)
 
     def _add_cooccurrences(self, session: Session, drafts: Sequence[MemoryDraft],
                            concepts: dict[str, ConceptRecord], batch: StoredBatch) -> None:
@@ -175,16 +176,19 @@ class Repository:
             return
         before: dict[tuple[int, int], int] = {}
         pairs = list(increments)
+        edge_table = ConceptEdgeRow.__table__
         for chunk in _chunks(sorted({a for a, _ in pairs})):
-            query = select(ConceptEdgeRow).where(col(ConceptEdgeRow.a_seq).in_(chunk))
-            for row in session.exec(query):
-                if (row.a_seq, row.b_seq) in increments:
-                    before[(row.a_seq, row.b_seq)] = row.count
+            query = select(edge_table.c.a_seq, edge_table.c.b_seq, edge_table.c.count).where(
+                edge_table.c.a_seq.in_(chunk))
+            for a_seq, b_seq, count in session.connection().execute(query):
+                if (a_seq, b_seq) in increments:
+                    before[(a_seq, b_seq)] = count
         dialect_insert = sqlite.insert if session.get_bind().dialect.name == "sqlite" else postgresql.insert
-        statement = dialect_insert(ConceptEdgeRow)
+        statement = dialect_insert(ConceptEdgeRow.__table__)
         statement = statement.on_conflict_do_update(
             index_elements=["a_seq", "b_seq"], set_={"count": ConceptEdgeRow.__table__.c.count + statement.excluded.count})
-        session.execute(statement, [{"a_seq": a, "b_seq": b, "count": n} for (a, b), n in increments.items()])
+        session.connection().execute(statement, [{"a_seq": a, "b_seq": b, "count": n}
+                                                 for (a, b), n in increments.items()])
         batch.edge_counts = [(a, b, before.get((a, b), 0), before.get((a, b), 0) + n)
                              for (a, b), n in increments.items()]
 
@@ -210,8 +214,11 @@ class Repository:
         found: dict[str, str] = {}
         with Session(self.engine) as session:
             for chunk in _chunks(list(dict.fromkeys(keys))):
+                # Replaced memories first, so the last row per key (the one kept) is the newest holder
+                # nothing superseded: a back-dated import inserted last does not take the key over.
                 query = (select(MemoryRow.topic_key, MemoryRow.id)
-                         .where(col(MemoryRow.topic_key).in_(chunk)).order_by(col(MemoryRow.seq)))
+                         .where(col(MemoryRow.topic_key).in_(chunk))
+                         .order_by(col(MemoryRow.superseded_by).is_(None), col(MemoryRow.seq)))
                 for topic_key, memory_id in session.exec(query):
                     found[topic_key or ""] = memory_id
         return found
@@ -246,6 +253,17 @@ class Repository:
                 "relations": session.exec(select(func.count()).select_from(RelationRow)).one(),
                 "sessions": session.exec(select(func.count()).select_from(SessionRow)).one(),
             }
+
+
+def _executemany(session: Session, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:
+    """A plain DB-API executemany for the hot bulk statements.
+
+    SQLAlchemy's per-row parameter processing cost ~20 µs a row, which made mention inserts the
+    largest share of a bulk import; the driver's own executemany is several times faster.
+    """
+    connection = session.connection()
+    placeholder = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    connection.exec_driver_sql(sql.format(p=placeholder), list(rows))
 
 
 def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:

@@ -1,4 +1,5 @@
-"""Conflict detection finds disagreements (polarity, value, choice, outcome, topic key), not paraphrases."""
+"""Conflict detection finds disagreements (polarity, order, value, choice, outcome, topic key), not
+paraphrases, and not two sentences that merely share a word."""
 
 from __future__ import annotations
 
@@ -8,45 +9,73 @@ from graphmem.core.conflicts import ClaimText, ConflictCandidate, detect_conflic
 
 
 def claim(memory_id: str, text: str, *concepts: str, created: int = 0, topic_key: str | None = None,
-          kinds: dict[str, str] | None = None) -> ClaimText:
+          kinds: dict[str, str] | None = None, kind: str = "note") -> ClaimText:
     """A claim whose concepts are found in the text by their (lower-case) surface form."""
     lowered = text.casefold()
     offsets = {}
     for concept in concepts:
-        surface, _, key = concept.partition("=")
-        position = lowered.find(surface)
-        assert position >= 0, f"{surface!r} not in {text!r}"
-        offsets[key or surface] = position
-    return ClaimText(memory_id, text, created, offsets, kinds or {}, topic_key)
+        position = lowered.find(concept)
+        assert position >= 0, f"{concept!r} not in {text!r}"
+        offsets[concept] = position
+    return ClaimText(memory_id, text, created, offsets, kinds or {}, topic_key, kind)
 
 
 def specific(*keys: str) -> dict[str, float]:
     return dict.fromkeys(keys, 2.0)
 
 
-@pytest.mark.parametrize(("first", "second", "concept"), [
-    ("Always run migrations in a transaction", "Never run migrations in a transaction", "migrations"),
-    ("Use the retry queue for webhooks", "Don't use the retry queue for webhooks", "retry queue"),
-    ("You should pin the node version in CI", "You shouldn't pin the node version in CI", "node version"),
+@pytest.mark.parametrize(("first", "second", "concepts"), [
+    ("Always run migrations in a transaction", "Never run migrations in a transaction",
+     ("migrations", "transaction")),
+    ("Use the retry queue for webhooks", "Don't use the retry queue for webhooks",
+     ("retry queue", "webhooks")),
+    ("You should pin the node version in CI", "You shouldn't pin the node version in CI",
+     ("node version", "ci")),
     ("Enable the retry queue on webhook handlers", "Disable the retry queue on webhook handlers",
-     "retry queue"),
-    ("Use Postgres for sessions", "Use Redis instead of Postgres for sessions", "postgres"),
+     ("retry queue", "webhook handlers")),
+    ("Use Postgres for sessions", "Use Redis instead of Postgres for sessions", ("postgres", "sessions")),
 ])
-def test_opposite_polarity_about_a_shared_concept_is_a_conflict(first, second, concept):
-    found = detect_conflict(claim("a", first, concept, created=1), claim("b", second, concept, created=2),
-                            specific(concept))
+def test_opposite_polarity_about_a_shared_subject_is_a_conflict(first, second, concepts):
+    found = detect_conflict(claim("a", first, *concepts, created=1), claim("b", second, *concepts, created=2),
+                            specific(*concepts))
     assert found is not None and found.kind == "polarity"
-    assert found.newer_id == "b" and concept in found.reason
+    assert found.newer_id == "b" and concepts[0] in found.reason
 
 
 def test_double_negation_is_positive_and_punctuation_keeps_cues_apart():
-    tls = "tls verification"
-    always = claim("a", "Always keep TLS verification on", tls)
-    never_disable = claim("b", "Never disable TLS verification", tls)
-    assert detect_conflict(always, never_disable, specific(tls)) is None
-    postgres = claim("c", "Use Postgres, not MySQL, for sessions", "postgres")
-    avoid = claim("d", "Avoid Postgres for sessions", "postgres")
-    assert detect_conflict(postgres, avoid, specific("postgres")).kind == "polarity"
+    tls = ("tls verification", "staging")
+    always = claim("a", "Always keep TLS verification on in staging", *tls)
+    never_disable = claim("b", "Never disable TLS verification in staging", *tls)
+    assert detect_conflict(always, never_disable, specific(*tls)) is None
+    sessions = ("postgres", "sessions")
+    postgres = claim("c", "Use Postgres, not MySQL, for sessions", *sessions)
+    avoid = claim("d", "Avoid Postgres for sessions", *sessions)
+    assert detect_conflict(postgres, avoid, specific(*sessions)).kind == "polarity"
+
+
+def test_weak_cues_on_both_sides_or_cues_in_code_are_no_stance():
+    concepts = ("worker", "queue")
+    uses = claim("a", "The worker uses the queue", *concepts)
+    cannot = claim("b", "The worker cannot reach the queue", *concepts)
+    assert detect_conflict(uses, cannot, specific(*concepts)) is None
+    never = claim("c", "Never let the worker read the queue", *concepts)
+    assert detect_conflict(uses, never, specific(*concepts)).kind == "polarity"
+    quoted = claim("d", "The worker logs `never read the queue`", *concepts)
+    assert detect_conflict(uses, quoted, specific(*concepts)) is None
+
+
+def test_one_common_word_in_unrelated_clauses_is_not_one_subject():
+    a = claim("a", "Always cache API responses for checkout", "checkout", "cache")
+    b = claim("b", "The fraud client opens a breaker; never retry payments for checkout", "checkout", "fraud")
+    assert detect_conflict(a, b, specific("checkout", "cache", "fraud")) is None
+
+
+def test_before_against_after_the_same_step_is_an_order_conflict():
+    concepts = ("offsets", "batch")
+    a = claim("a", "Commit offsets before processing each batch", *concepts)
+    b = claim("b", "Commit offsets only after the batch is written to S3", *concepts)
+    found = detect_conflict(a, b, specific(*concepts))
+    assert found.kind == "order" and "'before'" in found.reason and "'after'" in found.reason
 
 
 def test_same_stance_in_other_words_is_no_conflict():
@@ -56,31 +85,35 @@ def test_same_stance_in_other_words_is_no_conflict():
 
 
 def test_a_concept_that_is_not_specific_cannot_make_a_conflict():
-    a = claim("a", "Always use the project linter", "project")
-    b = claim("b", "Never use the project linter", "project")
-    assert detect_conflict(a, b, {}) is None
-    assert detect_conflict(a, b, specific("project")) is not None
+    a = claim("a", "Always use the project linter", "project", "linter")
+    b = claim("b", "Never use the project linter", "project", "linter")
+    assert detect_conflict(a, b, specific("linter")) is None
+    assert detect_conflict(a, b, specific("project", "linter")) is not None
 
 
 def test_cue_words_are_never_the_shared_subject():
-    a = claim("a", "Always enable it", "enable")
-    b = claim("b", "Never enable it", "enable")
-    assert detect_conflict(a, b, specific("enable")) is None
+    a = claim("a", "Always enable it in prod", "enable", "prod")
+    b = claim("b", "Never enable it in prod", "enable", "prod")
+    assert detect_conflict(a, b, specific("enable", "prod")) is None
 
 
 def test_different_values_for_the_same_concept_are_a_value_conflict():
-    a = claim("a", "The API rate limit is 100 requests per minute", "rate limit")
-    b = claim("b", "Our rate limit was raised to 500 requests per minute", "rate limit")
-    found = detect_conflict(a, b, specific("rate limit"))
+    concepts = ("rate limit", "requests")
+    a = claim("a", "The API rate limit is 100 requests per minute", *concepts)
+    b = claim("b", "Our rate limit was raised to 500 requests per minute", *concepts)
+    found = detect_conflict(a, b, specific(*concepts))
     assert found.kind == "value" and "100" in found.reason and "500" in found.reason
-    same = claim("c", "The rate limit is 100 requests per minute for partners", "rate limit")
-    assert detect_conflict(a, same, specific("rate limit")) is None
+    same = claim("c", "The rate limit is 100 requests per minute for partners", *concepts)
+    assert detect_conflict(a, same, specific(*concepts)) is None
+    version = claim("d", "The rate limit module now needs requests 2.31", *concepts)
+    assert detect_conflict(a, version, specific(*concepts)) is None  # a version is not a count
 
 
 def test_dates_are_not_values():
-    a = claim("a", "On 2026-01-05 the deploy job moved to the new runner", "deploy job")
-    b = claim("b", "On 2026-02-07 the deploy job moved to the new runner pool", "deploy job")
-    assert detect_conflict(a, b, specific("deploy job")) is None
+    concepts = ("deploy job", "runner")
+    a = claim("a", "On 2026-01-05 the deploy job moved to the new runner", *concepts)
+    b = claim("b", "On 2026-02-07 the deploy job moved to the new runner pool", *concepts)
+    assert detect_conflict(a, b, specific(*concepts)) is None
 
 
 def test_different_choices_for_one_subject_are_a_choice_conflict():
@@ -107,18 +140,21 @@ def test_a_shared_topic_key_with_different_content_is_a_conflict_without_shared_
 
 
 def test_identical_text_is_a_duplicate_not_a_conflict():
-    a = claim("a", "Never run migrations in a transaction", "migrations")
-    assert detect_conflict(a, claim("b", "never run  migrations in a transaction", "migrations"),
-                           specific("migrations")) is None
+    a = claim("a", "Never run migrations in a transaction", "migrations", "transaction")
+    b = claim("b", "never run  migrations in a transaction", "migrations", "transaction")
+    assert detect_conflict(a, b, specific("migrations", "transaction")) is None
 
 
-def test_more_shared_specific_concepts_score_higher():
-    one = detect_conflict(claim("a", "Always use Celery", "celery"), claim("b", "Never use Celery", "celery"),
-                          specific("celery"))
-    two = detect_conflict(claim("a", "Always use Celery beat", "celery", "celery beat"),
-                          claim("b", "Never use Celery beat", "celery", "celery beat"),
-                          specific("celery", "celery beat"))
-    assert 0 < one.score < two.score <= 1
+def test_more_shared_specific_concepts_score_higher_and_narrative_kinds_lower():
+    keys = ("celery", "beat", "cron")
+    two = detect_conflict(claim("a", "Always use Celery beat", *keys[:2]),
+                          claim("b", "Never use Celery beat", *keys[:2]), specific(*keys))
+    three = detect_conflict(claim("a", "Always use Celery beat for cron", *keys),
+                            claim("b", "Never use Celery beat for cron", *keys), specific(*keys))
+    assert 0 < two.score < three.score <= 1
+    error = claim("b", "Never use Celery beat", *keys[:2], kind="error")
+    narrative = detect_conflict(claim("a", "Always use Celery beat", *keys[:2]), error, specific(*keys))
+    assert narrative.score < two.score
 
 
 def test_ranking_drops_settled_pairs_keeps_the_best_per_pair_and_orders_by_score():

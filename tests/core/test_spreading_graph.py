@@ -41,3 +41,16 @@ def test_bad_edges_are_refused_without_changing_the_graph():
         graph.add_edges([0], [1], [-1.0])
     assert graph.adjacency().nnz == 0
     assert graph.out_strength.tolist() == [0.0, 0.0]
+
+
+def test_removed_edges_leave_no_trace_in_neighbours_strength_or_spread():
+    graph = SpreadingGraph()
+    graph.add_nodes(3)
+    graph.add_edges([0, 0], [1, 2], [1.0, 3.0])
+    graph.compact()
+    graph.add_edges([0], [2], [0.5])  # one part of the 0→2 weight still in the delta
+    graph.remove_edges([0], [2], [3.0])
+    assert graph.neighbors(0)[1].tolist() == [1.0, 0.5] and graph.out_strength[0] == 1.5
+    graph.remove_edges([0], [2], [0.5])
+    assert graph.neighbors(0)[0].tolist() == [1]
+    assert graph.spread(np.array([1.0, 0.0, 0.0])).tolist() == [0.0, 1.0, 0.0]

@@ -232,6 +232,8 @@ def test_stats_count_kinds_components_orphans_and_communities_deterministically(
     assert stats.top_concepts[0]["memories"] >= stats.top_concepts[-1]["memories"]
     assert stats.communities["count"] >= 2 and stats.communities == service.exports.stats().communities
     assert service.status()["graph"] == stats
+    service.store("Kafka consumer lag alerts page the data team")
+    assert service.exports.stats().memories == 8, "a write refreshes the cached statistics"
 
 
 # -- the HTML view (its browser test is tests/test_html_view.py) -----------------------------------

@@ -115,6 +115,7 @@ def test_topic_key_upsert_is_per_project_and_later_validity_wins(service):
                                      "project": "web", "created_at": "2020-01-01T00:00:00Z"}])[0]
     assert backdated.superseded == ()  # older than the current holder: it is the one replaced
     assert service.open([backdated.id]).memories[0].superseded_by == first.id
+    assert service.resolve(["ops/deploys"])["ops/deploys"] != backdated.id  # the key names a current holder
     history = service.relations.history.of("ops/deploys", project="web")
     assert history.current_ids == (first.id,)
     assert [(e.old_id, e.new_id) for e in history.events] == [(backdated.id, first.id)]

@@ -64,14 +64,19 @@ def build_export_graph(service: MemoryService, scope: ExportScope) -> ExportGrap
     _add_nodes(graph, snapshot, by_node)
     ids = {node: _node_id(snapshot, node, by_node) for node in snapshot.selection.nodes.tolist()}
     _add_edges(graph, snapshot, ids, relations, service.settings.activation.relation_weight)
-    for node_id in graph.nodes:
+    for node_id in graph.nodes:  # distinct neighbours, whatever the direction or number of edges
         neighbours = set(graph.successors(node_id)) | set(graph.predecessors(node_id))
         graph.nodes[node_id]["degree"] = len(neighbours)
     activated = tuple(by_node[node].id for node in snapshot.selection.ranked if node in by_node)
-    rest = sorted(n for n in graph.nodes if n not in set(activated))
-    order = (*activated, *(n for n in rest if not n.startswith(CONCEPT_PREFIX)),
-             *(n for n in rest if n.startswith(CONCEPT_PREFIX)))
-    return ExportGraph(graph, scope, activated, snapshot.selection.truncated, order)
+    return ExportGraph(graph, scope, activated, snapshot.selection.truncated, _order(graph, activated))
+
+
+def _order(graph: nx.MultiDiGraph, activated: tuple[str, ...]) -> tuple[str, ...]:
+    """Page order: activated memories by rank, then the other memories, then concepts (each by id)."""
+    first = set(activated)
+    rest = sorted(node for node in graph.nodes if node not in first)
+    return (*activated, *(n for n in rest if not n.startswith(CONCEPT_PREFIX)),
+            *(n for n in rest if n.startswith(CONCEPT_PREFIX)))
 
 
 def _snapshot(projection: GraphProjection, selection: NodeSelection) -> _Snapshot:

@@ -56,6 +56,7 @@ class ExportService:
 
     def __init__(self, memory: MemoryService) -> None:
         self.memory = memory
+        self._stats: tuple[tuple[Any, ...], GraphStats] | None = None
 
     def graph(self, scope: ExportScope | None = None) -> ExportGraph:
         """The export graph of ``scope`` (default: the whole graph)."""
@@ -100,8 +101,18 @@ class ExportService:
                          truncated=export.truncated)
 
     def stats(self) -> GraphStats:
-        """Counts, degree distribution, top concepts, components, orphans and communities."""
-        return graph_stats(self.memory.projection)
+        """Counts, degree distribution, top concepts, components, orphans and communities.
+
+        Cached until the graph changes: memory_status calls this, and Louvain takes about a second on
+        a few thousand nodes while the signature (size and total weight of the CSR) takes microseconds.
+        """
+        projection = self.memory.projection
+        with projection.lock:
+            adjacency = projection.graph.adjacency()
+            signature = (id(projection), adjacency.shape[0], adjacency.nnz, float(adjacency.data.sum()))
+        if self._stats is None or self._stats[0] != signature:
+            self._stats = (signature, graph_stats(projection))
+        return self._stats[1]
 
     def import_memory_file(self, records: Sequence[NumberedRecord]) -> ImportReport:
         """Import the MCP reference server's entities and relations in one transaction."""
