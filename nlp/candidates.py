@@ -138,11 +138,29 @@ def _token_occurrences(view: DocView, heads: set[int]) -> list[Occurrence]:
                 info.key, info.text, "identifier", start, end, sentence, parts=info.part_keys
             )
             occurrences.append(identifier)
+            phrase_key = _identifier_phrase(info.text, info.part_keys)
+            if phrase_key:
+                occurrences.append(Occurrence(phrase_key, info.text, "phrase", start, end, sentence,
+                                              parts=info.part_keys))
             for key, surface, offset in info.parts:
                 part_start = start + offset
                 part_end = part_start + len(surface)
                 occurrences.append(Occurrence(key, surface, "part", part_start, part_end, sentence))
     return occurrences
+
+
+def _identifier_phrase(text: str, part_keys: tuple[str, ...]) -> str | None:
+    """The words of a compound name as a phrase: ``idempotency_keys`` and ``Idempotency-Key`` both
+    also mention "idempotency key", so code and prose about one thing share a concept.
+
+    Only for names made of 2–4 plain words (snake_case, kebab-case, CamelCase); paths, dotted
+    names and URLs are addresses, not phrases.
+    """
+    if not 2 <= len(part_keys) <= 4 or any(ch in text for ch in "/.:@\\"):
+        return None
+    if not all(part.isalpha() for part in part_keys):
+        return None
+    return " ".join(part_keys)
 
 
 def _is_version(view: DocView, index: int) -> bool:

@@ -167,10 +167,13 @@ class ConceptExtractor:
         parsed = self.parse(text)
         parts = {mention.key: mention.parts for mention in parsed.mentions}
         word_key = self._pipeline.tokens.word_key
+        # The phrase spelled by an identifier ("user id" of getUserById) is already its fallback.
+        identifier_spans = {(m.start, m.end) for m in parsed.mentions if m.kind == "identifier"}
         return [
             (mention.key, fallback_keys(mention, lambda key: parts.get(key, ()), word_key))
             for mention in parsed.mentions
             if mention.kind != "part"
+            and not (mention.kind == "phrase" and (mention.start, mention.end) in identifier_spans)
         ]
 
     def candidate_ngrams(self, text: str, max_n: int = 4) -> list[str]:

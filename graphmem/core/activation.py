@@ -116,7 +116,8 @@ def personalized_pagerank(
     raise ActivationDidNotConverge(max_iter, residual)
 
 
-def hop_spread(graph: SpreadingGraph, seeds: FloatArray, *, hops: int = 2, decay: float = 0.5) -> HopActivation:
+def hop_spread(graph: SpreadingGraph, seeds: FloatArray, *, hops: int = 2, decay: float = 0.5,
+               prune: float = 0.0) -> HopActivation:
     """Hop-limited spreading ``s + Σ_{h≤hops} decayʰ (Pᵀ)ʰ s`` with per-hop vectors.
 
     Examples
@@ -132,7 +133,9 @@ def hop_spread(graph: SpreadingGraph, seeds: FloatArray, *, hops: int = 2, decay
     per_hop = [frontier]
     total = frontier.copy()
     for hop in range(1, hops + 1):
-        frontier = graph.spread(frontier)
+        # With prune > 0 a node passes nothing on when its per-neighbour share would fall below
+        # prune (the push threshold), which bounds each hop's work by 1/prune edges.
+        frontier = graph.spread(frontier, min_share=prune)
         per_hop.append(decay**hop * frontier)
         total += per_hop[-1]
     return HopActivation(total=total, per_hop=tuple(per_hop))

@@ -106,23 +106,24 @@ class RecallEngine:
         params = self.settings.activation
         graph = self.projection.graph
         if params.method == "hops":
-            return hop_spread(graph, seed_vector, hops=params.hops, decay=params.hop_decay).total
+            return hop_spread(graph, seed_vector, hops=params.hops, decay=params.hop_decay, prune=params.prune).total
         return personalized_pagerank(graph, seed_vector, alpha=params.alpha, max_iter=params.max_iter,
                                      tol=params.tol, prune=params.prune)
 
     def _rank(self, vector: FloatArray, mask: np.ndarray, limit: int,
               now_ms: int | None = None) -> tuple[tuple[int, float], ...]:
-        scores = np.where(mask, vector, 0.0)
-        scores = length_normalized(scores, self.projection.col("length"), self.settings.activation.length_norm)
+        # Work on the activated, visible memories only: normalizing all n nodes cost more than the spread.
+        candidates = np.flatnonzero((vector > 0) & mask)
+        scores = length_normalized(vector[candidates], self.projection.col("length")[candidates],
+                                   self.settings.activation.length_norm)
         if now_ms is not None and self.settings.decay.ranking_weight > 0:
             # Lifecycle: relevance · (1 − w + w·min(decay score, 1)), vectorized over the candidates.
-            live = np.flatnonzero(scores > 0)
-            scores[live] *= ranking_weights(self.projection, self.settings.decay, live, now_ms)
-        candidates = np.flatnonzero(scores > 0)
+            scores = scores * ranking_weights(self.projection, self.settings.decay, candidates, now_ms)
         if candidates.size > limit:
-            candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
-        order = candidates[np.lexsort((candidates, -scores[candidates]))]
-        return tuple((int(node), float(scores[node])) for node in order)
+            keep = np.argpartition(-scores, limit - 1)[:limit]
+            candidates, scores = candidates[keep], scores[keep]
+        order = np.lexsort((candidates, -scores))
+        return tuple((int(candidates[i]), float(scores[i])) for i in order)
 
     # -- presentation ---------------------------------------------------------------------------
     def hits(self, activation: Activation, nodes: list[int]) -> list[MemoryHit]:
@@ -243,7 +244,7 @@ class RecallEngine:
             # The bridged memories are one hop from the bridge concepts: a single sparse product
             # finds them; a full walk from there only blurs the ranking and costs 10x as much.
             spread = hop_spread(self.projection.graph, vector, hops=self.settings.fusion.bridge_hops,
-                                decay=self.settings.activation.hop_decay).total
+                                decay=self.settings.activation.hop_decay, prune=self.settings.activation.prune).total
             mask = self.projection.visible(view, now_ms) 
             mask[sources] = False
             return self._rank(spread, mask, limit)

@@ -194,20 +194,24 @@ class Repository:
 
     # -- reads ----------------------------------------------------------------------------------
     def memories_by_id(self, ids: Iterable[str]) -> dict[str, Memory]:
-        found: dict[str, Memory] = {}
-        with Session(self.engine) as session:
-            for chunk in _chunks(list(dict.fromkeys(ids))):
-                for row in session.exec(select(MemoryRow).where(col(MemoryRow.id).in_(chunk))):
-                    found[row.id] = memory_from_row(row)
-        return found
+        return {m.id: m for m in self._memories_where(MemoryRow.__table__.c.id, list(dict.fromkeys(ids)))}
 
     def memories_by_seq(self, seqs: Iterable[int]) -> dict[int, Memory]:
+        table = MemoryRow.__table__
         found: dict[int, Memory] = {}
-        with Session(self.engine) as session:
+        with self.engine.connect() as connection:
             for chunk in _chunks(list(dict.fromkeys(seqs))):
-                for row in session.exec(select(MemoryRow).where(col(MemoryRow.seq).in_(chunk))):
-                    found[row.seq or 0] = memory_from_row(row)
+                for row in connection.execute(select(table).where(table.c.seq.in_(chunk))):
+                    found[row.seq] = memory_from_row(row)
         return found
+
+    def _memories_where(self, column: Any, values: Sequence[Any]) -> list[Memory]:
+        # Core rows expose columns as attributes, so the row → value conversion is shared with the
+        # ORM path without paying for ORM identity-map bookkeeping on the recall hot path.
+        table = MemoryRow.__table__
+        with self.engine.connect() as connection:
+            return [memory_from_row(row) for chunk in _chunks(values)
+                    for row in connection.execute(select(table).where(column.in_(chunk)))]
 
     def ids_for_topic_keys(self, keys: Iterable[str]) -> dict[str, str]:
         """The newest current memory id per topic key."""
