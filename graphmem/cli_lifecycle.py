@@ -14,7 +14,7 @@ __all__ = ["LIFECYCLE_COMMANDS", "add_lifecycle_arguments", "render_report", "re
 
 
 def _run(args: argparse.Namespace, call: Callable[[Any], Any], render: Callable[[Any], str]) -> None:
-    from graphmem.cli import _emit, _service  # noqa: PLC0415 - deferred: cli imports this module
+    from graphmem.cli import _emit, _service
 
     service = _service(args)
     try:

@@ -19,7 +19,7 @@ __all__ = ["RELATION_COMMANDS", "add_arguments", "cmd_capture", "cmd_chain", "cm
 
 
 def _cli() -> Any:
-    from graphmem import cli  # noqa: PLC0415 - deferred: cli imports this module
+    from graphmem import cli
 
     return cli
 

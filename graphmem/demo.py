@@ -54,7 +54,8 @@ def _run_query(service: MemoryService, console: Console, entry: dict[str, Any]) 
     _print_header(console, result)
     for rank, hit in enumerate(hits, start=1):
         marker = "[green]★ no shared keyword[/]" if not hit.direct else ""
-        console.print(f" {rank}. {hit.activation_score:.4f} [dim]{hit.id}[/] \\[{hit.type}] {hit.content[:110]} {marker}")
+        console.print(f" {rank}. {hit.activation_score:.4f} [dim]{hit.id}[/] \\[{hit.type}] "
+                      f"{hit.content[:110]} {marker}")
         if not hit.direct:
             console.print(f"      [green]found via[/] {', '.join(hit.concepts[:4])}: it shares these concepts with "
                           "memories that match the query, so activation reached it in two hops")

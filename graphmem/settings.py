@@ -40,7 +40,7 @@ class ActivationSettings(BaseModel):
     cooccurrence_saturation: float = Field(2.0, gt=0.0, description="w(n) = n / (n + k): bounded, monotone")
     relation_weight: float = Field(1.0, ge=0.0)
     length_norm: float = Field(0.25, ge=0.0, le=2.0, description="memory score / n_conceptsᵉ")
-    topic_exponent: float = Field(2.0, ge=0.0, le=8.0,
+    topic_exponent: float = Field(4.0, ge=0.0, le=8.0,
                                   description="concept → memory edge = salienceᵉ: routes activation to memories "
                                               "a concept is central to")
 
@@ -55,6 +55,8 @@ class FusionSettings(BaseModel):
     activation_weight: float = Field(2.0, ge=0.0)
     rrf_k: float = Field(60.0, gt=0.0)
     candidates: int = Field(100, ge=1, le=10_000, description="candidates taken from each ranker before fusion")
+    bm25_max_df: float = Field(0.05, gt=0.0, le=1.0,
+                               description="query words in more than this share of memories are left out of BM25")
     bridge_weight: float = Field(2.0, ge=0.0, description="RRF weight of the second-hop (bridge) ranking")
     bridge_hops: int = Field(1, ge=1, le=4, description="hops the bridge spreads from its concepts")
     bridge_sources: int = Field(3, ge=1, le=20, description="best first-pass hits whose entities seed the bridge")
@@ -129,6 +131,7 @@ class Settings(BaseModel):
     db: str = Field(default_factory=lambda: str(default_db_path()),
                     description="SQLite path or SQLAlchemy URL (postgresql+psycopg://...)")
     nlp_model: str = Field("blank", description='"blank" (no download) or an installed spaCy pipeline name')
+    import_workers: int = Field(1, ge=0, le=16, description="worker processes that parse ahead during bulk import")
     activation: ActivationSettings = ActivationSettings()
     fusion: FusionSettings = FusionSettings()
     limits: LimitSettings = LimitSettings()

@@ -176,6 +176,14 @@ class ConceptExtractor:
             and not (mention.kind == "phrase" and (mention.start, mention.end) in identifier_spans)
         ]
 
+    def word_key(self, word: str) -> str:
+        """The concept key of one word: its normalized lookup lemma.
+
+        >>> ConceptExtractor().word_key("Webhooks")
+        'webhook'
+        """
+        return self._pipeline.tokens.word_key(word.lower())
+
     def candidate_ngrams(self, text: str, max_n: int = 4) -> list[str]:
         """Return every normalized word n-gram of ``text`` up to ``max_n`` words, identifiers whole.
 

@@ -19,47 +19,35 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from retrieval_eval import BM25Baseline, load_dataset  # noqa: E402
-from retrieval_eval.metrics import all_recall_at, recall_at  # noqa: E402
+from retrieval_eval import BM25Baseline, load_dataset
+from retrieval_eval.metrics import all_recall_at, recall_at
 
-from graphmem import MemoryService, Settings  # noqa: E402
+from graphmem import MemoryService, Settings
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
-    "no-activation (BM25 leg only)": {"fusion": {"activation_weight": 0.0}},
-    "activation only": {"fusion": {"bm25_weight": 0.0}},
-    "personalized PageRank": {"activation": {"method": "ppr"}},
+    "no activation leg (BM25 + bridge)": {"fusion": {"activation_weight": 0.0}},
+    "no BM25 leg (activation + bridge)": {"fusion": {"bm25_weight": 0.0}},
+    "no bridge": {"fusion": {"bridge_weight": 0.0}},
+    "BM25 leg alone (common query words dropped)": {"fusion": {"bridge_weight": 0.0, "activation_weight": 0.0}},
+    "personalized PageRank (alpha 0.5)": {"activation": {"method": "ppr"}},
+    "personalized PageRank (alpha 0.7)": {"activation": {"method": "ppr", "alpha": 0.7}},
     "hop-limited, 2 hops": {"activation": {"hops": 2}},
     "no seed specificity": {"activation": {"specificity": False}},
     "no hub cap": {"activation": {"hub_cap": 10**9}},
-    "no co-occurrence edges": {"activation": {"cooccurrence": False}},
+    "hub cap 50": {"activation": {"hub_cap": 50}},
+    "co-occurrence edges on": {"activation": {"cooccurrence": True}},
     "no length normalization": {"activation": {"length_norm": 0.0}},
-    "length normalization 0.25": {"activation": {"length_norm": 0.25}},
-    "weighted-sum fusion": {"fusion": {"method": "weighted"}},
-    "fusion bm25:activation 2:1": {"fusion": {"bm25_weight": 2.0}},
-    "fusion bm25:activation 1:2": {"fusion": {"activation_weight": 2.0}},
-    "fusion bm25:activation 1:3": {"fusion": {"activation_weight": 3.0}},
+    "length normalization 0.5": {"activation": {"length_norm": 0.5}},
+    "topic exponent 1 (symmetric edges)": {"activation": {"topic_exponent": 1.0}},
     "topic exponent 2": {"activation": {"topic_exponent": 2.0}},
-    "topic exponent 4": {"activation": {"topic_exponent": 4.0}},
-    "alpha 0.3": {"activation": {"alpha": 0.3}},
-    "no bridge": {"fusion": {"bridge_weight": 0.0}},
+    "weighted-sum fusion": {"fusion": {"method": "weighted"}},
+    "fusion bm25:activation 1:1": {"fusion": {"activation_weight": 1.0}},
+    "fusion bm25:activation 1:3": {"fusion": {"activation_weight": 3.0}},
+    "bridge weight 1": {"fusion": {"bridge_weight": 1.0}},
+    "bridge sources 2": {"fusion": {"bridge_sources": 2}},
     "bridge hops 2": {"fusion": {"bridge_hops": 2}},
     "prune 1e-4": {"activation": {"prune": 1e-4}},
-    "prune 1e-4, tol 1e-4": {"activation": {"prune": 1e-4, "tol": 1e-4}},
-    "prune 1e-3": {"activation": {"prune": 1e-3}},
-    "bridge weight 1": {"fusion": {"bridge_weight": 1.0}},
-    "bridge weight 0.25": {"fusion": {"bridge_weight": 0.25}},
-    "bridge sources 1": {"fusion": {"bridge_sources": 1}},
-    "bridge sources 5": {"fusion": {"bridge_sources": 5}},
-    "bridge sources 2": {"fusion": {"bridge_sources": 2}},
-    "bridge sources 2, weight 1": {"fusion": {"bridge_sources": 2, "bridge_weight": 1.0}},
-    "bridge weight 1, alpha 0.7": {"fusion": {"bridge_weight": 1.0}, "activation": {"alpha": 0.7}},
-    "bridge weight 1, topic exponent 2": {"fusion": {"bridge_weight": 1.0}, "activation": {"topic_exponent": 2.0}},
-    "bridge weight 2": {"fusion": {"bridge_weight": 2.0}},
-    "bridge weight 2, topic exponent 2": {"fusion": {"bridge_weight": 2.0}, "activation": {"topic_exponent": 2.0}},
-    "bridge weight 1, topic exponent 3": {"fusion": {"bridge_weight": 1.0}, "activation": {"topic_exponent": 3.0}},
-
-    "alpha 0.7": {"activation": {"alpha": 0.7}},
 }
 
 

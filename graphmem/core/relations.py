@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["RELATION_TYPES", "RelationSemantics", "RecallEffect", "semantics_of", "valid_relation_types"]
+__all__ = ["RELATION_TYPES", "RecallEffect", "RelationSemantics", "semantics_of", "valid_relation_types"]
 
 RecallEffect = Literal["hide_target", "surface_conflict", "hide_source", "none"]
 

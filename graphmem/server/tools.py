@@ -151,5 +151,5 @@ _TOOLS: tuple[tuple[Callable[..., Any], ToolAnnotations], ...] = (
 
 def register(server: MCPServer[Any]) -> None:
     """Add the core tools to ``server``."""
-    for function, annotations in _TOOLS:
-        server.add_tool(function, annotations=annotations)
+    for function, hints in _TOOLS:
+        server.add_tool(function, annotations=hints)

@@ -59,7 +59,8 @@ def _render(projection: GraphProjection, repository: Repository, graph: nx.Graph
     memories = {m.id: m for m in repository.memories_by_seq(memory_seqs).values()}
     relation_types = {(r.source_id, r.target_id): r.type for r in repository.relations_touching(memories)}
     nodes = [_node_dict(projection, n, memories) for n in graph.nodes]
-    edges = [_edge_dict(projection, a, b, data.get("weight", 0.0), relation_types) for a, b, data in graph.edges(data=True)]
+    edges = [_edge_dict(projection, a, b, data.get("weight", 0.0), relation_types)
+             for a, b, data in graph.edges(data=True)]
     return GraphView(nodes=tuple(nodes), edges=tuple(edges), total_nodes=total, offset=offset, limit=limit,
                      has_more=offset + len(page) < total)
 

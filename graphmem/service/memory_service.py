@@ -10,11 +10,12 @@ from typing import Any, TextIO
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.service.compose import build_composition
 from graphmem.service.export import ExportScope, ExportService
-from graphmem.service.recall import RecallEngine
-from graphmem.service.relations import RelationService
 from graphmem.service.graph_view import graph_page
 from graphmem.service.history import open_at
 from graphmem.service.lifecycle import LifecycleService
+from graphmem.service.parallel_parse import parsed_batches
+from graphmem.service.recall import RecallEngine
+from graphmem.service.relations import RelationService
 from graphmem.service.results import (
     AssociateResult,
     GraphView,
@@ -40,7 +41,7 @@ from graphmem.store.engine import open_engine
 from graphmem.store.projection import GraphProjection, VisibilityFilter
 from graphmem.store.repository import Repository, StoredBatch
 from graphmem.store.transfer import FORMAT, import_records
-from nlp import ConceptExtractor
+from nlp import ConceptExtractor, ParsedObservation
 
 __all__ = ["MemoryService"]
 
@@ -104,14 +105,18 @@ class MemoryService:
             except InvalidInput as error:
                 raise InvalidInput(f"record {number}: {error}") from None
         results: list[StoreResult] = []
-        for start in range(0, len(observations), batch_size):
-            results.extend(self._insert(observations[start : start + batch_size]))
+        batches = [observations[start : start + batch_size] for start in range(0, len(observations), batch_size)]
+        parsed = parsed_batches(self.extractor, self.settings.nlp_model,
+                                [[obs.content for obs in batch] for batch in batches], self.settings.import_workers)
+        for batch, docs in zip(batches, parsed, strict=True):
+            results.extend(self._insert(batch, docs))
             if on_progress:
                 on_progress(len(results))
         return results
 
-    def _insert(self, observations: Sequence[Observation]) -> list[StoreResult]:
-        drafts = build_drafts(self.extractor, observations)
+    def _insert(self, observations: Sequence[Observation],
+                parsed: Sequence[ParsedObservation] | None = None) -> list[StoreResult]:
+        drafts = build_drafts(self.extractor, observations, parsed)
         with self._write_lock:
             with self.repository.transaction() as session:  # topic-key upserts commit with the insert
                 batch = self.repository.add_memories_in(session, drafts)

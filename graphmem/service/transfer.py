@@ -69,7 +69,7 @@ def parse_import_lines(lines: Iterable[str]) -> ParsedImport:
     return parsed
 
 
-def _classify(record: Any, parsed: ParsedImport, number: int = 0) -> str | None:
+def _classify(record: Any, parsed: ParsedImport, number: int = 0) -> str | None:  # noqa: PLR0911 - one exit per record shape
     if not isinstance(record, dict):
         return "expected a JSON object"
     if is_memory_file_record(record):  # @modelcontextprotocol/server-memory: entity / relation lines

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
@@ -15,13 +15,15 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 # The English stopword list the BM25 baseline uses; kept here so graphmem's BM25 leg sees the same
 # query the baseline does.
 _STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can did do does doing don down during each few for from further had has have having
-    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
-    nor not now of off on once only or other our ours ourselves out over own same she should so some such than
-    that the their theirs them themselves then there these they this those through to too under until up very
-    was we were what when where which while who whom why will with would you your yours yourself yourselves
-    s t""".split()
+    """
+    a about above after again against all am an and any are as at be because been before being below
+    between both but by can did do does doing don down during each few for from further had has have
+    having he her here hers herself him himself his how i if in into is it its itself just me more most
+    my myself no nor not now of off on once only or other our ours ourselves out over own same she
+    should so some such than that the their theirs them themselves then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves s t
+    """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
 _SQLITE_DDL = (
@@ -60,16 +62,21 @@ def query_terms(query: str) -> list[str]:
     return list(seen)
 
 
-def rank(connection: Connection, query: str, limit: int,
-         allowed_seqs: Sequence[int] | None = None) -> list[tuple[int, float]]:
+def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[int] | None = None,
+         excluded_seqs: Sequence[int] | None = None, skip_terms: Collection[str] = ()) -> list[tuple[int, float]]:
     """Memory seqs ranked by BM25 for the OR of the query's terms, best first, with a score > 0.
 
-    ``allowed_seqs`` restricts the ranking before the cut (filters apply before top-k).
+    ``allowed_seqs`` / ``excluded_seqs`` restrict the ranking before the cut (filters apply before
+    top-k; the caller passes whichever list is shorter). ``skip_terms`` are left out of the match,
+    unless that would leave nothing.
     """
     terms = query_terms(query)
-    if not terms:
+    kept = [term for term in terms if term not in skip_terms]
+    terms = kept or terms
+    if not terms or (allowed_seqs is not None and not allowed_seqs):
         return []
-    if connection.dialect.name == "sqlite":
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
         match = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
         sql = "SELECT rowid, -bm25(memory_fts) AS score FROM memory_fts WHERE memory_fts MATCH :match"
         params: dict[str, object] = {"match": match}
@@ -77,13 +84,16 @@ def rank(connection: Connection, query: str, limit: int,
         sql = ("SELECT seq, ts_rank_cd(fts, to_tsquery('english', :match)) AS score FROM memory "
                "WHERE fts @@ to_tsquery('english', :match)")
         params = {"match": " | ".join(terms)}
-    if allowed_seqs is not None:
-        if not allowed_seqs:
-            return []
-        column = "rowid" if connection.dialect.name == "sqlite" else "seq"
-        sql += f" AND {column} IN (SELECT value FROM json_each(:allowed))" if connection.dialect.name == "sqlite" \
-            else f" AND {column} = ANY(:allowed)"
-        params["allowed"] = _json_list(allowed_seqs) if connection.dialect.name == "sqlite" else list(allowed_seqs)
+    column = "rowid" if sqlite else "seq"
+    for name, seqs, operator in (("allowed", allowed_seqs, "IN"), ("excluded", excluded_seqs, "NOT IN")):
+        if seqs is None:
+            continue
+        if sqlite:
+            sql += f" AND {column} {operator} (SELECT value FROM json_each(:{name}))"
+            params[name] = _json_list(seqs)
+        else:
+            sql += f" AND {'' if operator == 'IN' else 'NOT '}({column} = ANY(:{name}))"
+            params[name] = list(seqs)
     sql += " ORDER BY score DESC LIMIT :limit"
     params["limit"] = limit
     return [(int(seq), float(score)) for seq, score in connection.execute(text(sql), params)]

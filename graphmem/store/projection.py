@@ -41,6 +41,8 @@ _COLUMNS = {  # name: (dtype, fill)
 
 def fold_accents(key: str) -> str:
     """Strip combining marks: ``"aschenbrödel"`` → ``"aschenbrodel"`` (CJK and other scripts unchanged)."""
+    if key.isascii():
+        return key
     decomposed = unicodedata.normalize("NFKD", key)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
@@ -129,7 +131,7 @@ class GraphProjection:
 
     def _load_concepts(self, concepts: list) -> None:
         nodes = self._add_nodes(len(concepts), (key for _, key, _, _ in concepts), CONCEPT)
-        for node, (seq, key, kind, df) in zip(nodes, concepts, strict=True):
+        for node, (seq, key, kind, _df) in zip(nodes, concepts, strict=True):
             self._add_concept_name(key, node, kind)
             self._cols["seq"][node] = seq
         self._set_df(np.array(list(nodes), dtype=np.int64), np.array([c[3] for c in concepts], dtype=np.int64))

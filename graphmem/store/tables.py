@@ -14,6 +14,7 @@ from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = [
+    "SCHEMA_VERSION",
     "ConceptEdgeRow",
     "ConceptRow",
     "FactRow",
@@ -23,7 +24,6 @@ __all__ = [
     "MetricRow",
     "PromptRow",
     "RelationRow",
-    "SCHEMA_VERSION",
     "SessionRow",
 ]
 

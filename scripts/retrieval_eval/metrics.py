@@ -99,7 +99,7 @@ def evaluate(
     set_mode = callable(retrieve_set)
     own_baseline = None
     if set_mode and baseline is None:
-        from .bm25 import BM25Baseline  # noqa: PLC0415 - only needed in set mode
+        from .bm25 import BM25Baseline
 
         own_baseline = baseline = BM25Baseline()
         baseline.index(dataset.passages)

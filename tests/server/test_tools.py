@@ -27,7 +27,7 @@ async def refused(client, name, **arguments) -> str:
 
 async def test_the_core_tools_are_listed_with_schemas_and_read_only_hints(client):
     listed = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert CORE_TOOLS <= listed.keys()
+    assert listed.keys() >= CORE_TOOLS
     for name in CORE_TOOLS - {"memory_store"}:
         assert listed[name].annotations.read_only_hint is True, name
     assert listed["memory_store"].annotations.read_only_hint is False
@@ -75,7 +75,8 @@ async def test_no_raw_substring_matching(client):
 async def test_composition_reports_coverage_gaps_and_a_plan_and_min_coverage_changes_it(client):
     await call(client, "memory_store", content=WEBHOOK)
     await call(client, "memory_store", content=ORDERS)
-    await call(client, "memory_store", content="Deploy the billing worker with kubectl rollout and keep a rollback ready")
+    await call(client, "memory_store",
+               content="Deploy the billing worker with kubectl rollout and keep a rollback ready")
     query = "webhook idempotency key orders kubectl rollout terraform"
     full = await call(client, "memory_associate", query=query, mode="composition", min_coverage=1.0)
     low = await call(client, "memory_associate", query=query, mode="composition", min_coverage=0.3)
