@@ -20,7 +20,8 @@ _VERSION_NUM = r"v?\d+(?:\.\d+)*(?:\.\*)?"
 
 _IDENTIFIER_PATTERNS = (
     rf"{_ROOT}{_SEG}(?:[/\\]{_SEG})*[/\\]?",  # rooted path: /etc/hosts, ./scripts/bench.py, ~/x, C:\x\y
-    rf"{_SEG}(?:[/\\]{_SEG}){{2,}}[/\\]?",  # relative path with 2+ separators: src/app/main.py
+    rf"{_SEG}(?:[/\\]{_SEG}){{2,}}[/\\]?(?:::[\w.]+)*",  # relative path with 2+ separators: src/app/main.py
+    # (a pytest node id keeps its test: tests/orders/test_create.py::test_concurrent_create)
     rf"{_SEG}[/\\][\w@+~-]+\.[A-Za-z]\w*",  # one separator but a file name: app/main.py (not "and/or")
     r"@[\w-]+(?:\.[\w-]+)*/[\w.-]*\w",  # scoped package: @scope/pkg
     r"--?[A-Za-z][\w-]*(?:=[\w.:/@+-]*\w)?",  # CLI flags: --dry-run, -x, --out=dist

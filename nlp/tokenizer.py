@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from spacy.language import Language
 from spacy.tokenizer import Tokenizer
+from spacy.util import compile_infix_regex
 
 from nlp.identifiers import IDENTIFIER_RE
 
@@ -59,12 +60,29 @@ def install_code_tokenizer(nlp: Language) -> None:
     ['see', '(', 'src/app/main.py', ')', ',', 'Idempotency-Key', 'and', '@scope/pkg', '.']
     """
     previous = nlp.tokenizer
+    # spaCy splits apostrophe-less spellings of contractions ("id" → "i" "d", "cant" → "ca" "nt"):
+    # right for chat, wrong for technical notes where "id" is a column. Keep only rules that carry
+    # punctuation ("don't", "e.g.") or do not split.
+    rules = {text: tokens for text, tokens in previous.rules.items() if len(tokens) == 1 or not text.isalpha()}
+    # A call such as ``stripe_events(id`` or ``refund(order_id,`` splits at the parenthesis, so the
+    # name and its first argument each stay whole.
+    # Code also nests names in brackets, quotes and template braces: partition_cols=['event_date'],
+    # /v1/similar/{productId}.
+    infixes = compile_infix_regex([
+        *nlp.Defaults.infixes,
+        r"(?<=[A-Za-z0-9_])\((?=[A-Za-z0-9_])",
+        r"(?<=\w)=(?=[\[('\"])",
+        r"(?<=[\[(])['\"](?=\w)",
+        r"(?<=\w)['\"](?=[\])])",
+        r"(?<=[\w/])\{|\{(?=\w)",
+        r"(?<=\w)\}",
+    ])
     nlp.tokenizer = Tokenizer(
         nlp.vocab,
-        rules=previous.rules,
+        rules=rules,
         prefix_search=_sigil_aware(previous.prefix_search),
         suffix_search=previous.suffix_search,
-        infix_finditer=previous.infix_finditer,
+        infix_finditer=infixes.finditer,
         token_match=IDENTIFIER_RE.fullmatch,
         url_match=previous.url_match,
     )
