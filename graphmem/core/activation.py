@@ -21,12 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphmem.core.spreading_graph import FloatArray, SpreadingGraph
+from graphmem.core.spreading_graph import FloatArray, IntArray, SpreadingGraph, sum_sparse
 
 __all__ = [
     "ActivationDidNotConverge",
     "HopActivation",
     "hop_spread",
+    "hop_spread_sparse",
     "personalized_pagerank",
     "reference_hop_spread",
     "reference_pagerank",
@@ -139,6 +140,33 @@ def hop_spread(graph: SpreadingGraph, seeds: FloatArray, *, hops: int = 2, decay
         per_hop.append(decay**hop * frontier)
         total += per_hop[-1]
     return HopActivation(total=total, per_hop=tuple(per_hop))
+
+
+def hop_spread_sparse(graph: SpreadingGraph, seed_nodes: IntArray, seed_values: FloatArray, *, hops: int = 2,
+                      decay: float = 0.5, prune: float = 0.0) -> tuple[IntArray, FloatArray]:
+    """:func:`hop_spread` over sparse vectors: the same total as (node indices, values).
+
+    Examples
+    --------
+    >>> g = SpreadingGraph(); _ = g.add_nodes(3)
+    >>> g.add_edges([0, 1], [1, 2], [1.0, 1.0])
+    >>> nodes, values = hop_spread_sparse(g, np.array([0]), np.array([2.0]), hops=2, decay=0.5)
+    >>> nodes.tolist(), values.tolist()
+    ([0, 1, 2], [1.0, 0.5, 0.25])
+    """
+    if hops < 0:
+        raise ValueError("hops must be >= 0")
+    total = float(np.sum(seed_values))
+    frontier_nodes = np.asarray(seed_nodes, dtype=np.int64)
+    frontier = np.asarray(seed_values, dtype=np.float64) / total if total > 0 else np.asarray(seed_values, float)
+    collected_nodes, collected_values = [frontier_nodes], [frontier]
+    for hop in range(1, hops + 1):
+        frontier_nodes, frontier = graph.spread_sparse(frontier_nodes, frontier, min_share=prune)
+        if frontier_nodes.size == 0:
+            break
+        collected_nodes.append(frontier_nodes)
+        collected_values.append(decay**hop * frontier)
+    return sum_sparse(np.concatenate(collected_nodes), np.concatenate(collected_values))
 
 
 def _normalized(seeds: FloatArray) -> FloatArray:

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-__all__ = ["FloatArray", "IntArray", "SpreadingGraph"]
+__all__ = ["FloatArray", "IntArray", "SpreadingGraph", "sum_sparse"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -158,6 +158,39 @@ class SpreadingGraph:
         unique, inverse = np.unique(targets, return_inverse=True)
         return unique, np.bincount(inverse, weights=weights, minlength=unique.size)
 
+    def spread_sparse(self, nodes: IntArray, values: FloatArray,
+                      min_share: float = 0.0) -> tuple[IntArray, FloatArray]:
+        """:meth:`spread` on a sparse vector (``nodes``, ``values``), returning a sparse vector.
+
+        Nothing here is proportional to the number of nodes, only to the edges of the pushing
+        rows: at 100k memories the graph has ~700k nodes and every dense temporary cost ~0.5 ms.
+        """
+        strength = self._out_strength[nodes]
+        sending = (strength > 0) & (values > 0)
+        if min_share > 0.0:
+            sending &= values * self._spread_scale[nodes] / np.maximum(self._out_degree[nodes], 1) >= min_share
+        nodes, values, strength = nodes[sending], values[sending], strength[sending]
+        if nodes.size == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        share = values * self._spread_scale[nodes] / strength
+        targets, amounts = [], []
+        for matrix in (self._base, self._delta() if self._delta_size else None):
+            if matrix is None:
+                continue
+            inside = nodes < matrix.shape[0]
+            rows = nodes[inside]
+            starts, ends = matrix.indptr[rows], matrix.indptr[rows + 1]
+            lengths = ends - starts
+            if lengths.sum() == 0:
+                continue
+            positions = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(
+                lengths.sum())
+            targets.append(matrix.indices[positions].astype(np.int64))
+            amounts.append(matrix.data[positions] * np.repeat(share[inside], lengths))
+        if not targets:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return _summed(np.concatenate(targets), np.concatenate(amounts))
+
     def spread(self, activation: FloatArray, min_share: float = 0.0) -> FloatArray:
         """Return ``Pᵀ(a·scale)``: each active node passes its activation split by edge weight.
 
@@ -231,6 +264,17 @@ class SpreadingGraph:
         merged = (base + self._delta()).tocsr()
         merged.sum_duplicates()
         return merged
+
+
+def sum_sparse(nodes: IntArray, values: FloatArray) -> tuple[IntArray, FloatArray]:
+    """Public alias of the duplicate-merging step, for kernels that accumulate sparse vectors."""
+    return _summed(nodes, values)
+
+
+def _summed(nodes: IntArray, values: FloatArray) -> tuple[IntArray, FloatArray]:
+    """Merge duplicate indices of a sparse vector by summing their values."""
+    unique, inverse = np.unique(nodes, return_inverse=True)
+    return unique, np.bincount(inverse, weights=values, minlength=unique.size)
 
 
 def _grow(array: FloatArray, capacity: int, fill: float) -> FloatArray:

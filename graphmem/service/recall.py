@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphmem.core.activation import hop_spread, personalized_pagerank
+from graphmem.core.activation import hop_spread_sparse, personalized_pagerank
 from graphmem.core.ranking import idf, length_normalized, reciprocal_rank_fusion, weighted_score_fusion
-from graphmem.core.spreading_graph import FloatArray
+from graphmem.core.spreading_graph import FloatArray, IntArray
 from graphmem.service.decay_scores import ranking_weights
 from graphmem.service.results import MemoryHit, SeedNode
 from graphmem.settings import Settings
@@ -94,28 +94,37 @@ class RecallEngine:
         """
         with self.projection.lock:
             query_concepts, seeds, unmatched = self.match_seeds(query)
-            n = self.projection.graph.n_nodes
-            seed_vector = np.zeros(n)
-            for seed in seeds:
-                seed_vector[self.projection.concept_nodes[seed.name]] += seed.weight
-            vector = self._spread(seed_vector) if seed_vector.any() else np.zeros(n)
+            seed_nodes = np.array([self.projection.concept_nodes[seed.name] for seed in seeds], dtype=np.int64)
+            seed_values = np.array([seed.weight for seed in seeds])
+            nodes, values = self._spread(seed_nodes, seed_values)
+            vector = np.zeros(self.projection.graph.n_nodes)
+            vector[nodes] = values
             mask = self.projection.visible(view, now_ms)
-            ranked = self._rank(vector, mask, limit, now_ms if decay else None)
+            ranked = self._rank(nodes, values, mask, limit, now_ms if decay else None)
         return Activation(query_concepts, tuple(seeds), unmatched, vector, ranked)
 
-    def _spread(self, seed_vector: FloatArray) -> FloatArray:
+    def _spread(self, seed_nodes: IntArray, seed_values: FloatArray) -> tuple[IntArray, FloatArray]:
+        """Activation as a sparse vector (nodes, values); hop-limited spreading never goes dense."""
         params = self.settings.activation
         graph = self.projection.graph
+        if seed_nodes.size == 0 or seed_values.sum() <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
         if params.method == "hops":
-            return hop_spread(graph, seed_vector, hops=params.hops, decay=params.hop_decay, prune=params.prune).total
-        return personalized_pagerank(graph, seed_vector, alpha=params.alpha, max_iter=params.max_iter,
-                                     tol=params.tol, prune=params.prune)
+            return hop_spread_sparse(graph, seed_nodes, seed_values, hops=params.hops, decay=params.hop_decay,
+                                     prune=params.prune)
+        dense = np.zeros(graph.n_nodes)
+        np.add.at(dense, seed_nodes, seed_values)
+        dense = personalized_pagerank(graph, dense, alpha=params.alpha, max_iter=params.max_iter,
+                                      tol=params.tol, prune=params.prune)
+        nodes = np.flatnonzero(dense)
+        return nodes, dense[nodes]
 
-    def _rank(self, vector: FloatArray, mask: np.ndarray, limit: int,
+    def _rank(self, nodes: IntArray, values: FloatArray, mask: np.ndarray, limit: int,
               now_ms: int | None = None) -> tuple[tuple[int, float], ...]:
         # Work on the activated, visible memories only: normalizing all n nodes cost more than the spread.
-        candidates = np.flatnonzero((vector > 0) & mask)
-        scores = length_normalized(vector[candidates], self.projection.col("length")[candidates],
+        admitted = (values > 0) & mask[nodes]
+        candidates, activation = nodes[admitted], values[admitted]
+        scores = length_normalized(activation, self.projection.col("length")[candidates],
                                    self.settings.activation.length_norm)
         if now_ms is not None and self.settings.decay.ranking_weight > 0:
             # Lifecycle: relevance · (1 − w + w·min(decay score, 1)), vectorized over the candidates.
@@ -232,7 +241,7 @@ class RecallEngine:
         """
         with self.projection.lock:
             seed_names = {seed.name for seed in activation.seeds}
-            vector = np.zeros(self.projection.graph.n_nodes)
+            bridge: dict[int, float] = {}
             kinds = self.projection.concept_kind
             for rank, node in enumerate(sources):
                 for concept, weight in self.projection.concepts_of(node):
@@ -240,16 +249,19 @@ class RecallEngine:
                     if name in seed_names or kinds.get(concept) not in _BRIDGE_KINDS:
                         continue
                     df = int(self.projection.col("df")[concept])
-                    vector[concept] += weight * idf(df, self.projection.memory_count) / (rank + 1)
-            if not vector.any():
+                    specificity = idf(df, self.projection.memory_count)
+                    bridge[concept] = bridge.get(concept, 0.0) + weight * specificity / (rank + 1)
+            if not bridge:
                 return ()
             # The bridged memories are one hop from the bridge concepts: a single sparse product
             # finds them; a full walk from there only blurs the ranking and costs 10x as much.
-            spread = hop_spread(self.projection.graph, vector, hops=self.settings.fusion.bridge_hops,
-                                decay=self.settings.activation.hop_decay, prune=self.settings.activation.prune).total
+            nodes, values = hop_spread_sparse(
+                self.projection.graph, np.fromiter(bridge.keys(), dtype=np.int64), np.fromiter(bridge.values(), float),
+                hops=self.settings.fusion.bridge_hops, decay=self.settings.activation.hop_decay,
+                prune=self.settings.activation.prune)
             mask = self.projection.visible(view, now_ms)
             mask[sources] = False
-            return self._rank(spread, mask, limit)
+            return self._rank(nodes, values, mask, limit)
 
     def _common_words(self, query: str, activation: Activation) -> set[str]:
         """Query words whose concept is in more than ``bm25_max_df`` of all memories.

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from graphmem.core.activation import (
     ActivationDidNotConverge,
     hop_spread,
+    hop_spread_sparse,
     personalized_pagerank,
     reference_hop_spread,
     reference_pagerank,
@@ -119,3 +120,21 @@ def test_pruning_keeps_the_result_close_to_the_exact_fixed_point():
     pruned = personalized_pagerank(graph, seeds, prune=1e-5, tol=1e-9, max_iter=200)
     assert np.abs(exact - pruned).sum() < 0.01
     assert np.argsort(-exact)[:5].tolist() == np.argsort(-pruned)[:5].tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_graphs(), st.integers(min_value=0, max_value=4), st.sampled_from([0.0, 1e-3, 0.05]),
+       st.booleans())
+def test_sparse_hop_spread_equals_the_dense_kernel(case, hops, prune, compact_first):
+    n, edges, seeds = case
+    graph, _ = _build(n, edges[: len(edges) // 2])
+    if compact_first:
+        graph.compact()
+    for a, b, w in edges[len(edges) // 2 :]:  # the rest stays in the delta
+        graph.add_edges([a], [b], [w])
+    dense = hop_spread(graph, _dense(n, seeds), hops=hops, decay=0.5, prune=prune).total
+    nodes, values = hop_spread_sparse(graph, np.array(list(seeds)), np.array(list(seeds.values())), hops=hops,
+                                      decay=0.5, prune=prune)
+    sparse = np.zeros(n)
+    sparse[nodes] = values
+    np.testing.assert_allclose(sparse, dense, atol=1e-12)
