@@ -16,9 +16,8 @@ from graphmem.core.spreading_graph import FloatArray, IntArray
 from graphmem.service.decay_scores import ranking_weights
 from graphmem.service.results import MemoryHit, SeedNode
 from graphmem.settings import Settings
-from graphmem.store.convert import from_ms
 from graphmem.store.fulltext import query_terms
-from graphmem.store.projection import CONCEPT, MEMORY, GraphProjection, VisibilityFilter, fold_accents
+from graphmem.store.projection import MEMORY, GraphProjection, VisibilityFilter, fold_accents
 from graphmem.store.repository import Repository
 from nlp import ConceptExtractor
 
@@ -289,11 +288,3 @@ class RecallEngine:
         ranked = self.repository.bm25(query, limit, allowed, excluded, skip_terms or ())
         by_seq = self.projection.memory_by_seq
         return [(by_seq[seq], score) for seq, score in ranked if seq in by_seq]
-
-    @staticmethod
-    def created_iso(ms: int) -> str:
-        return from_ms(ms).isoformat()
-
-
-def is_concept(projection: GraphProjection, node: int) -> bool:
-    return bool(projection.col("node_type")[node] == CONCEPT)
