@@ -13,7 +13,7 @@ from graphmem.service.export import ExportScope, ExportService
 from graphmem.service.graph_view import graph_page
 from graphmem.service.history import open_at
 from graphmem.service.lifecycle import LifecycleService
-from graphmem.service.parallel_parse import parsed_batches
+from graphmem.service.parallel_drafts import drafted_batches
 from graphmem.service.recall import RecallEngine
 from graphmem.service.relations import RelationService
 from graphmem.service.results import (
@@ -39,9 +39,9 @@ from graphmem.settings import Settings
 from graphmem.store.convert import to_ms
 from graphmem.store.engine import open_engine
 from graphmem.store.projection import GraphProjection, VisibilityFilter
-from graphmem.store.repository import Repository, StoredBatch
+from graphmem.store.repository import MemoryDraft, Repository, StoredBatch
 from graphmem.store.transfer import FORMAT, import_records
-from nlp import ConceptExtractor, ParsedObservation
+from nlp import ConceptExtractor
 
 __all__ = ["MemoryService"]
 
@@ -106,17 +106,16 @@ class MemoryService:
                 raise InvalidInput(f"record {number}: {error}") from None
         results: list[StoreResult] = []
         batches = [observations[start : start + batch_size] for start in range(0, len(observations), batch_size)]
-        parsed = parsed_batches(self.extractor, self.settings.nlp_model,
-                                [[obs.content for obs in batch] for batch in batches], self.settings.import_workers)
-        for batch, docs in zip(batches, parsed, strict=True):
-            results.extend(self._insert(batch, docs))
+        drafted = drafted_batches(self.extractor, self.settings.nlp_model, batches, self.settings.import_workers)
+        for batch, drafts in zip(batches, drafted, strict=True):
+            results.extend(self._insert(batch, drafts))
             if on_progress:
                 on_progress(len(results))
         return results
 
     def _insert(self, observations: Sequence[Observation],
-                parsed: Sequence[ParsedObservation] | None = None) -> list[StoreResult]:
-        drafts = build_drafts(self.extractor, observations, parsed)
+                drafts: Sequence[MemoryDraft] | None = None) -> list[StoreResult]:
+        drafts = drafts if drafts is not None else build_drafts(self.extractor, observations)
         with self._write_lock:
             with self.repository.transaction() as session:  # topic-key upserts commit with the insert
                 batch = self.repository.add_memories_in(session, drafts)

@@ -85,11 +85,9 @@ def _private_free(value: str | None) -> str | None:
     return None if value is None else strip_private(value).strip() or None
 
 
-def build_drafts(extractor: ConceptExtractor, observations: Sequence[Observation],
-                 parsed: Sequence[ParsedObservation] | None = None) -> list[MemoryDraft]:
-    """Build each observation's insert draft, parsing them (batched through spaCy) unless ``parsed`` is given."""
-    if parsed is None:
-        parsed = extractor.parse_many([obs.content for obs in observations])
+def build_drafts(extractor: ConceptExtractor, observations: Sequence[Observation]) -> list[MemoryDraft]:
+    """Parse every observation once (batched through spaCy) and build its insert draft."""
+    parsed = extractor.parse_many([obs.content for obs in observations])
     now = datetime.now(UTC)
     return [_draft(obs, doc, now) for obs, doc in zip(observations, parsed, strict=True)]
 
