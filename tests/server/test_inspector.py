@@ -1,0 +1,49 @@
+"""The official MCP Inspector (a third-party TypeScript client) drives `graphmem serve` over stdio.
+
+Runs when the Inspector is installed (`npm install @modelcontextprotocol/inspector`, then point
+GRAPHMEM_INSPECTOR at `node_modules/.bin/mcp-inspector`, or put `mcp-inspector` on PATH); CI does not
+download it, so elsewhere the test is skipped with that reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+INSPECTOR = os.environ.get("GRAPHMEM_INSPECTOR") or shutil.which("mcp-inspector")
+GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
+
+pytestmark = pytest.mark.skipif(not INSPECTOR, reason="MCP Inspector not installed (see module docstring)")
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    env["GRAPHMEM_DB"] = str(tmp_path / "m.db")
+    return subprocess.run([str(INSPECTOR), "--cli", GRAPHMEM, "serve", *args], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def _inspect(tmp_path: Path, *args: str) -> dict:
+    done = _run(tmp_path, *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_inspector_lists_calls_and_reads_structured_results(tmp_path):
+    tools = {tool["name"]: tool for tool in _inspect(tmp_path, "--method", "tools/list")["tools"]}
+    assert tools["memory_search"]["annotations"]["readOnlyHint"] is True
+    stored = _inspect(tmp_path, "--method", "tools/call", "--tool-name", "memory_store",
+                      "--tool-arg", "content=Use an idempotency key header check before creating orders")
+    found = _inspect(tmp_path, "--method", "tools/call", "--tool-name", "memory_search",
+                     "--tool-arg", "query=idempotency orders")
+    assert found["structuredContent"]["hits"][0]["id"] == stored["structuredContent"]["id"]
+    refused = _run(tmp_path, "--method", "tools/call", "--tool-name", "memory_associate",
+                   "--tool-arg", "query=x", "--tool-arg", "mode=dream")
+    assert refused.returncode != 0  # the Inspector reports the tool error, readable and without a traceback
+    assert "mode" in refused.stdout + refused.stderr and "Traceback" not in refused.stdout + refused.stderr
