@@ -177,24 +177,18 @@ class Repository:
                 increments[(a, b)] = increments.get((a, b), 0) + count
         if not increments:
             return
-        before: dict[tuple[int, int], int] = {}
-        pairs = list(increments)
         edge_table = ConceptEdgeRow.__table__
-        for chunk in _chunks(sorted({a for a, _ in pairs})):
-            query = select(edge_table.c.a_seq, edge_table.c.b_seq, edge_table.c.count).where(
-                edge_table.c.a_seq.in_(chunk))
-            for a_seq, b_seq, count in session.connection().execute(query):
-                if (a_seq, b_seq) in increments:
-                    before[(a_seq, b_seq)] = count
         dialect_insert = sqlite.insert if session.get_bind().dialect.name == "sqlite" else postgresql.insert
-        statement = dialect_insert(ConceptEdgeRow.__table__)
+        statement = dialect_insert(edge_table)
         statement = statement.on_conflict_do_update(
-            index_elements=["a_seq", "b_seq"],
-            set_={"count": ConceptEdgeRow.__table__.c.count + statement.excluded.count})
-        session.connection().execute(statement, [{"a_seq": a, "b_seq": b, "count": n}
-                                                 for (a, b), n in increments.items()])
-        batch.edge_counts = [(a, b, before.get((a, b), 0), before.get((a, b), 0) + n)
-                             for (a, b), n in increments.items()]
+            index_elements=["a_seq", "b_seq"], set_={"count": edge_table.c.count + statement.excluded.count}
+        ).returning(edge_table.c.a_seq, edge_table.c.b_seq, edge_table.c.count)
+        # RETURNING gives each pair's count after the upsert, so the count before is after minus the
+        # increment: no read of the edge table (selecting every edge of a hub concept fetched 1.5M rows
+        # per 500 observations at 100k memories).
+        after = session.connection().execute(
+            statement, [{"a_seq": a, "b_seq": b, "count": n} for (a, b), n in increments.items()]).all()
+        batch.edge_counts = [(a, b, total - increments[(a, b)], total) for a, b, total in after]
 
     # -- reads ----------------------------------------------------------------------------------
     def memories_by_id(self, ids: Iterable[str]) -> dict[str, Memory]:
