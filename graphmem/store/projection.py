@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
@@ -25,10 +24,11 @@ from graphmem.core.values import STATUSES, Memory, Relation
 from graphmem.settings import ActivationSettings
 from graphmem.store.convert import to_ms
 from graphmem.store.repository import StoredBatch
+from graphmem.store.visibility import MEMORY, VisibilityFilter, evaluate_visibility
 
 __all__ = ["CONCEPT", "MEMORY", "GraphProjection", "VisibilityFilter", "fold_accents"]
 
-CONCEPT, MEMORY = 0, 1
+CONCEPT = 0  # node_type of a concept node; MEMORY (1) comes from visibility
 _NEVER = np.iinfo(np.int64).max
 _VISIBLE_CACHE_SIZE = 32
 _COLUMNS = {  # name: (dtype, fill)
@@ -53,18 +53,6 @@ def fold_accents(key: str) -> str:
         return key
     decomposed = unicodedata.normalize("NFKD", key)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
-@dataclass(frozen=True, slots=True)
-class VisibilityFilter:
-    """Which memories a query may see. Applied before any top-k cut."""
-
-    project: str | None = None
-    kinds: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    as_of_ms: int | None = None
-    include_superseded: bool = False
-    statuses: tuple[str, ...] = ("active", "promoted")
 
 
 class GraphProjection:
@@ -326,33 +314,11 @@ class GraphProjection:
         key = (view, now_ms // 1000, self._generation)
         cached = self._visible_cache.get(key)
         if cached is None:
-            cached = self._evaluate_visible(view, now_ms)
+            cached = evaluate_visibility(view, now_ms, self.col, self._codes, self.tags)
             if len(self._visible_cache) >= _VISIBLE_CACHE_SIZE:
                 self._visible_cache.clear()
             self._visible_cache[key] = cached
         return cached.copy()
-
-    def _evaluate_visible(self, view: VisibilityFilter, now_ms: int) -> np.ndarray:
-        mask = self.col("node_type") == MEMORY
-        if view.project is not None:
-            mask &= self.col("project") == self._codes["project"].get(view.project, -2)
-        if view.kinds:
-            codes = [self._codes["kind"].get(kind, -2) for kind in view.kinds]
-            mask &= np.isin(self.col("kind"), codes)
-        if view.as_of_ms is not None:
-            t = view.as_of_ms
-            mask &= (self.col("created") <= t) & (self.col("valid_from") <= t) & (t < self.col("valid_to"))
-        else:
-            allowed = [STATUSES.index(status) for status in view.statuses]
-            mask &= np.isin(self.col("status"), allowed)
-            if not view.include_superseded:
-                mask &= ~self.col("hidden") & (now_ms < self.col("valid_to"))
-        if view.tags:
-            wanted = set(view.tags)
-            for node in np.flatnonzero(mask):
-                if not wanted <= self.tags.get(int(node), frozenset()):
-                    mask[node] = False
-        return mask
 
     def concepts_of(self, memory_node: int) -> list[tuple[int, float]]:
         """Concept neighbours of a memory node with their mention weights."""

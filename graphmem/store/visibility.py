@@ -1,0 +1,58 @@
+"""Which memories a query may see: the filter value and its evaluation over the projection's columns.
+
+Filters (project, kind, tags, status, superseded, ``as_of``) apply to a boolean node mask before any
+top-k cut, so a filtered query never loses its hits to memories it could not see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphmem.core.values import STATUSES
+
+__all__ = ["MEMORY", "VisibilityFilter", "evaluate_visibility"]
+
+MEMORY = 1  # node_type of a memory node (concepts are 0)
+
+
+@dataclass(frozen=True, slots=True)
+class VisibilityFilter:
+    """Which memories a query may see. Applied before any top-k cut."""
+
+    project: str | None = None
+    kinds: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    as_of_ms: int | None = None
+    include_superseded: bool = False
+    statuses: tuple[str, ...] = ("active", "promoted")
+
+
+def evaluate_visibility(view: VisibilityFilter, now_ms: int, col: Callable[[str], np.ndarray],
+                        codes: Mapping[str, Mapping[str, int]],
+                        tags: Mapping[int, frozenset[str]]) -> np.ndarray:
+    """Boolean mask over nodes: the memories ``view`` admits at ``now_ms`` (concept nodes are False).
+
+    Default recall sees active and promoted memories not hidden by a judged relation and not past
+    ``valid_to``; ``as_of=t`` sees exactly what existed and was valid at ``t``.
+    """
+    mask = col("node_type") == MEMORY
+    if view.project is not None:
+        mask &= col("project") == codes["project"].get(view.project, -2)
+    if view.kinds:
+        mask &= np.isin(col("kind"), [codes["kind"].get(kind, -2) for kind in view.kinds])
+    if view.as_of_ms is not None:
+        t = view.as_of_ms
+        mask &= (col("created") <= t) & (col("valid_from") <= t) & (t < col("valid_to"))
+    else:
+        mask &= np.isin(col("status"), [STATUSES.index(status) for status in view.statuses])
+        if not view.include_superseded:
+            mask &= ~col("hidden") & (now_ms < col("valid_to"))
+    if view.tags:
+        wanted = set(view.tags)
+        for node in np.flatnonzero(mask):
+            if not wanted <= tags.get(int(node), frozenset()):
+                mask[node] = False
+    return mask
