@@ -265,8 +265,8 @@ def _executemany(session: Session, sql: str, rows: Sequence[tuple[Any, ...]]) ->
     largest share of a bulk import; the driver's own executemany is several times faster.
     """
     connection = session.connection()
-    placeholder = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    connection.exec_driver_sql(sql.format(p=placeholder), list(rows))
+    marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    connection.exec_driver_sql(sql.format(p=marker), list(rows))
 
 
 def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
