@@ -177,7 +177,7 @@ class RecallEngine:
             lists, weights = [keys_b, keys_a], [fusion.bm25_weight, fusion.activation_weight]
             fused = reciprocal_rank_fusion(lists, weights, k=fusion.rrf_k)
             if fusion.bridge_weight > 0:
-                fused = self._with_bridge(fused, activation, view, now_ms, depth)
+                fused, _ = self._with_bridge(fused, activation, view, now_ms, depth)
         else:
             fused = weighted_score_fusion(
                 [{str(n): s for n, s in bm25_nodes}, {str(n): s for n, s in activation.ranked}],
@@ -204,23 +204,23 @@ class RecallEngine:
             return activation
         score_of = dict(activation.ranked)
         first = {str(node): 1.0 / rank for rank, (node, _) in enumerate(activation.ranked, start=1)}
-        bridge = dict(self._bridge(activation, [n for n, _ in activation.ranked[: self.settings.fusion.bridge_sources]],
-                                   view, now_ms, depth))
-        fused = self._with_bridge(first, activation, view, now_ms, depth, bridge_ranked=list(bridge.items()))
+        fused, bridge = self._with_bridge(first, activation, view, now_ms, depth)
         ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))[:depth]
         ranked = tuple((int(key), score_of.get(int(key), bridge.get(int(key), 0.0))) for key in ordered)
         return dataclasses.replace(activation, ranked=ranked)
 
     def _with_bridge(self, fused: dict[str, float], activation: Activation, view: VisibilityFilter, now_ms: int,
-                     depth: int, bridge_ranked: list[tuple[int, float]] | None = None) -> dict[str, float]:
-        """Keep the first pass's best hits on top; re-rank the rest with the bridge ranking fused in."""
+                     depth: int) -> tuple[dict[str, float], dict[int, float]]:
+        """Keep the first pass's best hits on top; re-rank the rest with the bridge ranking fused in.
+
+        Returns the fused scores and the bridge's own activation per memory node.
+        """
         fusion = self.settings.fusion
         ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))
         sources = [int(key) for key in ordered[: fusion.bridge_sources]]
         if not sources:
-            return fused
-        if bridge_ranked is None:
-            bridge_ranked = list(self._bridge(activation, sources, view, now_ms, depth))
+            return fused, {}
+        bridge_ranked = self._bridge(activation, sources, view, now_ms, depth)
         bridge = [str(node) for node, _ in bridge_ranked]
         rest = reciprocal_rank_fusion([ordered[len(sources):], bridge], [1.0, fusion.bridge_weight], k=fusion.rrf_k)
         # The sources keep their first-pass scores; the rest is scaled just below the weakest source,
@@ -228,7 +228,7 @@ class RecallEngine:
         floor = min(fused[key] for key in ordered[: len(sources)])
         ceiling = max(rest.values(), default=0.0) or 1.0
         scaled = {key: 0.999 * floor * value / ceiling for key, value in rest.items()}
-        return {**{key: fused[key] for key in ordered[: len(sources)]}, **scaled}
+        return {**{key: fused[key] for key in ordered[: len(sources)]}, **scaled}, dict(bridge_ranked)
 
     def _bridge(self, activation: Activation, sources: list[int], view: VisibilityFilter, now_ms: int,
                 limit: int) -> tuple[tuple[int, float], ...]:
