@@ -31,9 +31,8 @@ def build_composition(engine: RecallEngine, activation: Activation, *, min_cover
     candidates = [Candidate(str(node), score_of[node], frozenset(engine.concept_names(node)) & needed.keys())
                   for node in pool]
     cover = compose(needed, candidates, min_coverage=min_coverage, max_sources=max_sources)
-    hits = {str(node): hit for node, hit in zip(
-        [int(s) for s in cover.sources], engine.hits(activation, [int(s) for s in cover.sources]), strict=True)}
-    sources = tuple(hits[s] for s in cover.sources)
+    sources = tuple(engine.hits(activation, [int(node) for node in cover.sources]))
+    hits = dict(zip(cover.sources, sources, strict=True))
     plan = tuple(PlanStepResult(order=step.order, memory_id=hits[step.memory_id].id, supplies=step.supplies,
                                 also_covers=step.also_covers, why=step.why) for step in cover.plan)
     return CompositionResult(
