@@ -82,7 +82,8 @@ def _first_line(error: BaseException) -> str:
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor = connection.cursor()
-    # WAL lets the MCP server read while a CLI import writes; NORMAL sync is durable at checkpoint
+    # WAL keeps the MCP server's reads unblocked while a CLI import writes (its graph projection sees
+    # the new rows after a restart); NORMAL sync is durable at checkpoint
     # and several times faster for bulk import than FULL.
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
