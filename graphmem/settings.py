@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from graphmem.errors import InvalidInput
 
 __all__ = [
     "ActivationSettings", "DecaySettings", "FusionSettings", "LifecycleSettings", "LimitSettings", "Settings",
@@ -146,10 +148,24 @@ class Settings(BaseModel):
         values: dict[str, Any] = {}
         path = config_file or Path(environ.get("GRAPHMEM_CONFIG", "graphmem.toml"))
         if path.is_file():
-            values = _merge(values, tomllib.loads(path.read_text(encoding="utf-8")))
+            try:
+                values = _merge(values, tomllib.loads(path.read_text(encoding="utf-8")))
+            except tomllib.TOMLDecodeError as error:
+                raise InvalidInput(f"invalid configuration file {path}: {error}") from None
         values = _merge(values, _from_environ(environ))
         values = _merge(values, overrides)
-        return cls.model_validate(values)
+        try:
+            return cls.model_validate(values)
+        except ValidationError as error:
+            # One line per bad key, named as the user wrote it (GRAPHMEM_ACTIVATION__ALPHA or
+            # [activation] alpha), instead of a traceback at server start.
+            problems = "; ".join(f"{_spelled(err['loc'])}: {err['msg']}" for err in error.errors())
+            raise InvalidInput(f"invalid configuration: {problems}") from None
+
+
+def _spelled(location: tuple[Any, ...]) -> str:
+    parts = [str(part) for part in location]
+    return f"GRAPHMEM_{'__'.join(parts).upper()} (or {'.'.join(parts)} in graphmem.toml)"
 
 
 def default_db_path() -> Path:
