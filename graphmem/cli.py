@@ -142,7 +142,7 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 def cmd_stats(args: argparse.Namespace) -> None:
     """Counts by kind, degree distribution, top concepts, components, orphans and communities."""
-    from graphmem.service.stats import render_stats
+    from graphmem.service.export.stats import render_stats
 
     _emit(args, _service(args).status(), render_stats)
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from graphmem.service import MemoryService
-from graphmem.service.results import AssociateResult, MemoryHit
+from graphmem.service.recall.results import AssociateResult, MemoryHit
 from graphmem.settings import Settings
 
 __all__ = ["run_demo"]

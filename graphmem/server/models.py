@@ -193,7 +193,7 @@ class GraphOut(_Out):
 
 
 class GraphStatsOut(_Out):
-    """The graph's shape (``graphmem.service.stats.GraphStats``)."""
+    """The graph's shape (``graphmem.service.export.stats.GraphStats``)."""
 
     nodes: int
     edges: int

@@ -1,4 +1,4 @@
-"""Pydantic output models of the relation tools (they mirror ``graphmem.service.relation_results``)."""
+"""Pydantic output models of the relation tools (they mirror ``graphmem.service.relations.results``)."""
 
 from __future__ import annotations
 

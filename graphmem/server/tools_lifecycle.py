@@ -15,8 +15,8 @@ from graphmem.errors import InvalidInput
 from graphmem.server.context import AppContext
 from graphmem.server.models_lifecycle import LifecycleOut, SessionOut
 from graphmem.server.tools import Instant, Project, service_of, tool_errors
-from graphmem.service.lifecycle import LifecycleService
-from graphmem.service.lifecycle_results import LifecycleReport
+from graphmem.service.lifecycle.results import LifecycleReport
+from graphmem.service.lifecycle.service import LifecycleService
 
 __all__ = ["LIFECYCLE", "SESSION", "memory_lifecycle", "memory_session", "register"]
 

@@ -8,15 +8,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.service.compose import build_composition
 from graphmem.service.export import ExportScope, ExportService
-from graphmem.service.graph_view import graph_page
-from graphmem.service.history import open_at
-from graphmem.service.lifecycle import LifecycleService
-from graphmem.service.parallel_drafts import drafted_batches
-from graphmem.service.recall import RecallEngine
-from graphmem.service.relations import RelationService
-from graphmem.service.results import (
+from graphmem.service.export.transfer import ImportReport, parse_import_lines, write_jsonl
+from graphmem.service.lifecycle.service import LifecycleService
+from graphmem.service.memories.drafts import Observation, build_drafts, validate_observation
+from graphmem.service.memories.history import open_at
+from graphmem.service.memories.parallel_drafts import drafted_batches
+from graphmem.service.recall.compose import build_composition
+from graphmem.service.recall.engine import RecallEngine
+from graphmem.service.recall.graph_view import graph_page
+from graphmem.service.recall.results import (
     AssociateResult,
     GraphView,
     OpenResult,
@@ -24,7 +25,7 @@ from graphmem.service.results import (
     SearchResult,
     StoreResult,
 )
-from graphmem.service.transfer import ImportReport, parse_import_lines, write_jsonl
+from graphmem.service.relations.service import RelationService
 from graphmem.service.validation import (
     check_choice,
     check_count,
@@ -34,7 +35,6 @@ from graphmem.service.validation import (
     check_text,
     parse_instant,
 )
-from graphmem.service.writes import Observation, build_drafts, validate_observation
 from graphmem.settings import Settings
 from graphmem.store.convert import to_ms
 from graphmem.store.engine import open_engine

@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from graphmem.errors import StorageError
-from graphmem.service.lifecycle_results import MetricSummary
+from graphmem.service.lifecycle.results import MetricSummary
 from graphmem.store.convert import from_ms
-from graphmem.store.metrics_repo import MetricsRepository, MetricTotals, merge_totals
+from graphmem.store.metrics_store import MetricsRepository, MetricTotals, merge_totals
 
 __all__ = ["BUCKETS_MS", "MetricsRecorder", "instrument", "percentile"]
 

@@ -16,7 +16,13 @@ from graphmem.errors import StorageError
 from graphmem.store import fulltext
 from graphmem.store.tables import SCHEMA_VERSION, MetaRow
 
-__all__ = ["database_url", "open_engine"]
+__all__ = ["WRITE_OPTION", "WRITE_WAIT_S", "database_url", "open_engine"]
+
+# How long a write waits for another process's write lock before it fails with a plain message.
+# Imports commit in batches that hold the lock well under a second, so a longer wait means a stuck writer.
+WRITE_WAIT_S = 30
+# Execution option that marks a connection's transaction as a write (see _sqlite_begin).
+WRITE_OPTION = "graphmem_write"
 
 # Both spellings name a private in-memory database; each needs the one shared connection below.
 _SQLITE_MEMORY_URLS = frozenset({"sqlite://", "sqlite:///:memory:"})
@@ -53,6 +59,7 @@ def open_engine(db: str) -> Engine:
         raise StorageError(f"cannot open database {masked}: {_first_line(error)}") from error
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
     try:
         _refuse_newer_schema(engine)  # before create_all: never add tables to a schema we do not know
         SQLModel.metadata.create_all(engine)
@@ -88,8 +95,20 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute(f"PRAGMA busy_timeout={WRITE_WAIT_S * 1000}")
     cursor.close()
+    # graphmem emits BEGIN itself (below), SQLAlchemy's documented recipe: the driver's own
+    # transaction handling never starts one before a SELECT, so a multi-query read had no snapshot.
+    connection.isolation_level = None
+
+
+def _sqlite_begin(connection: Any) -> None:
+    # Reads get a deferred BEGIN: one WAL snapshot for every query of the transaction (the projection
+    # load reads six tables). Writes ask for IMMEDIATE: they take the write lock before their first
+    # read, so a read-then-write transaction never fails with SQLITE_BUSY_SNAPSHOT when another
+    # process committed in between, and two stores of one text queue instead of both inserting.
+    immediate = connection.get_execution_options().get(WRITE_OPTION, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 def _refuse_newer_schema(engine: Engine) -> None:

@@ -15,6 +15,7 @@ from sqlmodel import Field, SQLModel
 
 __all__ = [
     "SCHEMA_VERSION",
+    "ChangeRow",
     "ConceptEdgeRow",
     "ConceptRow",
     "FactRow",
@@ -25,6 +26,7 @@ __all__ = [
     "PromptRow",
     "RelationRow",
     "SessionRow",
+    "StoreGenerationRow",
 ]
 
 SCHEMA_VERSION = 1
@@ -186,3 +188,24 @@ class FactRow(SQLModel, table=True):
     source_id: str | None = None
     meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class StoreGenerationRow(SQLModel, table=True):
+    """One row (id=1): the store's write generation, bumped by every committed write."""
+
+    __tablename__ = "store_generation"
+
+    id: int = Field(default=1, primary_key=True)
+    generation: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+
+
+class ChangeRow(SQLModel, table=True):
+    """The change log: what each write generation changed, so other processes follow it."""
+
+    __tablename__ = "change_log"
+
+    seq: int | None = Field(default=None, primary_key=True)
+    generation: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
+    kind: str
+    refs: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    at: int = Field(sa_column=Column(BigInteger, nullable=False))

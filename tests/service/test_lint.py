@@ -16,8 +16,16 @@ def damaged(service: MemoryService) -> MemoryService:
     webhook = service.store(WEBHOOK).id
     service.store(ORDERS)
     assert len(service.repository.bm25("stripe", 5)) == 1
-    with service.engine.begin() as connection:
-        connection.execute(text("PRAGMA foreign_keys=OFF"))
+    with service.engine.connect() as outer:
+        # The pragma works only outside a transaction: set it on the driver connection first.
+        outer.connection.dbapi_connection.execute("PRAGMA foreign_keys=OFF")
+        _damage(outer, webhook)
+        outer.connection.dbapi_connection.execute("PRAGMA foreign_keys=ON")
+    return service
+
+
+def _damage(connection, webhook: str) -> None:
+    with connection.begin():
         for key, df in (("lonely", 0), ("Webhook", 1)):
             connection.execute(
                 text("INSERT INTO concept (key, kind, df, aliases) VALUES (:k, 'term', :df, '[]')"),
@@ -44,7 +52,6 @@ def damaged(service: MemoryService) -> MemoryService:
         connection.execute(text(
             "INSERT INTO memory_fts(memory_fts, rowid, content) SELECT 'delete', seq, content FROM memory "
             "WHERE id = :id"), {"id": webhook})
-    return service
 
 
 def test_a_healthy_store_has_no_findings(service):

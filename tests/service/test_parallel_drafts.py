@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem import MemoryService, Settings
-from graphmem.service import parallel_drafts
+from graphmem.service.memories import parallel_drafts
 
 RECORDS = [{"content": f"Worker {n} retried the webhook for order {n % 7} and hit HTTP 429 on `sync_{n % 5}`",
             "project": f"p{n % 3}"} for n in range(60)] + [{"content": "Worker 1 retried the webhook for order 1 "

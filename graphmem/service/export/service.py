@@ -13,12 +13,12 @@ from graphmem.errors import InvalidInput
 from graphmem.service.export import writers
 from graphmem.service.export.graph_build import ExportGraph, build_export_graph
 from graphmem.service.export.html_view import render_html
+from graphmem.service.export.memory_file import SOURCE, NumberedRecord, plan_memory_file
 from graphmem.service.export.scope import ExportScope
-from graphmem.service.memory_file import SOURCE, NumberedRecord, plan_memory_file
-from graphmem.service.stats import GraphStats, graph_stats
-from graphmem.service.transfer import ImportReport
+from graphmem.service.export.stats import GraphStats, graph_stats
+from graphmem.service.export.transfer import ImportReport
+from graphmem.service.memories.drafts import build_drafts
 from graphmem.service.validation import check_choice, check_count
-from graphmem.service.writes import build_drafts
 from graphmem.store.linked_writes import add_memories_linked
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.core.values import Memory, Relation
 from graphmem.errors import NotFound
-from graphmem.service.relation_results import HistoryEvent, HistoryResult, brief
-from graphmem.service.results import OpenResult
+from graphmem.service.recall.results import OpenResult
+from graphmem.service.relations.results import HistoryEvent, HistoryResult, brief
 from graphmem.service.validation import check_text
 from graphmem.store import relation_store
 from graphmem.store.convert import from_ms

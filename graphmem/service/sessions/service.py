@@ -20,21 +20,21 @@ from typing import TYPE_CHECKING
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.ids import new_id
-from graphmem.service.decay_scores import describe
-from graphmem.service.lifecycle_results import (
+from graphmem.service.lifecycle.decay_scores import describe
+from graphmem.service.lifecycle.results import (
     ConflictItem,
     PromptItem,
     SessionInfo,
     SessionReport,
     TimelineEntry,
 )
+from graphmem.service.memories.drafts import Observation
 from graphmem.service.validation import check_count, check_text, strip_private
-from graphmem.service.writes import Observation
 from graphmem.store.convert import from_ms
-from graphmem.store.session_repo import PromptRecord, SessionRecord, SessionRepository
+from graphmem.store.session_store import PromptRecord, SessionRecord, SessionRepository
 
 if TYPE_CHECKING:
-    from graphmem.service.lifecycle import LifecycleService
+    from graphmem.service.lifecycle.service import LifecycleService
 
 __all__ = ["SessionService"]
 

@@ -13,8 +13,8 @@ import numpy as np
 from graphmem.core.activation import hop_spread_sparse, personalized_pagerank
 from graphmem.core.ranking import idf, length_normalized, reciprocal_rank_fusion, weighted_score_fusion
 from graphmem.core.spreading_graph import FloatArray, IntArray
-from graphmem.service.decay_scores import ranking_weights
-from graphmem.service.results import MemoryHit, SeedNode
+from graphmem.service.lifecycle.decay_scores import ranking_weights
+from graphmem.service.recall.results import MemoryHit, SeedNode
 from graphmem.settings import Settings
 from graphmem.store.fulltext import query_terms
 from graphmem.store.projection import MEMORY, GraphProjection, VisibilityFilter, fold_accents

@@ -22,8 +22,8 @@ from typing import Any
 from graphmem.core.validity import superseded_until
 from graphmem.core.values import Memory
 from graphmem.ids import new_id
-from graphmem.service.relation_effects import RelationEffects
-from graphmem.service.results import StoreResult
+from graphmem.service.recall.results import StoreResult
+from graphmem.service.relations.effects import RelationEffects
 from graphmem.store import relation_store
 from graphmem.store.convert import to_ms
 from graphmem.store.projection import GraphProjection

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphmem.errors import InvalidInput
+from graphmem.service.memories.drafts import Observation, validate_observation
 from graphmem.service.validation import check_strings
-from graphmem.service.writes import Observation, validate_observation
 from graphmem.settings import LimitSettings
 from graphmem.store.linked_writes import LinkDraft
 

@@ -1,6 +1,6 @@
 """Result values of the relation, conflict, fact, history, capture and lint use cases.
 
-Frozen dataclasses, like :mod:`graphmem.service.results`; every one carries the ids an agent needs
+Frozen dataclasses, like :mod:`graphmem.service.recall.results`; every one carries the ids an agent needs
 for its next call (a pending relation's id to judge it, both memory ids of a conflict to compare them).
 """
 

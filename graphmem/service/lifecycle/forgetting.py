@@ -16,14 +16,14 @@ import numpy as np
 from graphmem.core.decay import retention_score
 from graphmem.core.timespan import parse_duration_hours
 from graphmem.errors import InvalidInput
-from graphmem.service.decay_scores import MS_PER_HOUR
-from graphmem.service.lifecycle_results import LifecycleItem, LifecycleReport
+from graphmem.service.lifecycle.decay_scores import MS_PER_HOUR
+from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
 from graphmem.service.validation import check_choice, check_count, check_kind, check_range, check_strings
 from graphmem.store.convert import from_ms
-from graphmem.store.lifecycle_repo import LifeRow
+from graphmem.store.lifecycle_store import LifeRow
 
 if TYPE_CHECKING:
-    from graphmem.service.lifecycle import LifecycleService
+    from graphmem.service.lifecycle.service import LifecycleService
 
 __all__ = ["gc", "prune"]
 

@@ -26,14 +26,14 @@ from graphmem.core.topic_keys import suggest_topic_key
 from graphmem.core.values import Relation
 from graphmem.errors import ConflictError, InvalidInput, NotFound
 from graphmem.ids import new_id
-from graphmem.service.capture import CaptureService
-from graphmem.service.conflicts import ConflictScanner
-from graphmem.service.facts import FactService
-from graphmem.service.history import HistoryService
-from graphmem.service.lint import LintService
-from graphmem.service.relation_effects import RelationEffects, record_effects
-from graphmem.service.relation_results import PendingItem, PendingPage, RelationOutcome, brief
-from graphmem.service.topic_upsert import TopicUpsert, upsert_topic_keys
+from graphmem.service.maintenance.lint import LintService
+from graphmem.service.memories.capture import CaptureService
+from graphmem.service.memories.history import HistoryService
+from graphmem.service.memories.topic_upsert import TopicUpsert, upsert_topic_keys
+from graphmem.service.relations.conflicts import ConflictScanner
+from graphmem.service.relations.effects import RelationEffects, record_effects
+from graphmem.service.relations.facts import FactService
+from graphmem.service.relations.results import PendingItem, PendingPage, RelationOutcome, brief
 from graphmem.service.validation import check_count, check_kind, check_range, check_text
 from graphmem.store import relation_store
 from graphmem.store.convert import from_ms, to_ms

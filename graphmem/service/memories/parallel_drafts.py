@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from graphmem.service.writes import Observation, build_drafts
+from graphmem.service.memories.drafts import Observation, build_drafts
 from graphmem.store.repository import MemoryDraft
 from nlp import ConceptExtractor
 

@@ -15,17 +15,18 @@ from typing import TYPE_CHECKING, Any
 from graphmem.core.values import Memory
 from graphmem.errors import ConflictError, InvalidInput
 from graphmem.ids import new_id
-from graphmem.service import forgetting, lifecycle_search, promotion, review
-from graphmem.service.decay_scores import decay_params, describe, memory_score
-from graphmem.service.lifecycle_results import LifecycleItem, LifecycleReport
+from graphmem.service.lifecycle import forgetting, promotion, review
+from graphmem.service.lifecycle import search_hooks as lifecycle_search
+from graphmem.service.lifecycle.decay_scores import decay_params, describe, memory_score
+from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
+from graphmem.service.memories.drafts import build_drafts, validate_observation
 from graphmem.service.metrics import MetricsRecorder, instrument
-from graphmem.service.results import SearchResult
-from graphmem.service.sessions import SessionService
+from graphmem.service.recall.results import SearchResult
+from graphmem.service.sessions.service import SessionService
 from graphmem.service.validation import check_strings, check_text
-from graphmem.service.writes import build_drafts, validate_observation
 from graphmem.store.convert import to_ms
-from graphmem.store.lifecycle_repo import LifecycleRepository
-from graphmem.store.metrics_repo import MetricsRepository
+from graphmem.store.lifecycle_store import LifecycleRepository
+from graphmem.store.metrics_store import MetricsRepository
 from graphmem.store.projection import GraphProjection
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import numpy as np
 
 from graphmem.core.values import Memory
 from graphmem.errors import NotFound
-from graphmem.service.results import GraphView
+from graphmem.service.recall.results import GraphView
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
 from graphmem.store.repository import Repository
 

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 
 from graphmem.core.decay import PromotionCriteria, promotion_failures
 from graphmem.core.values import Memory
-from graphmem.service.decay_scores import MS_PER_HOUR, describe, memory_score
-from graphmem.service.lifecycle_results import LifecycleItem, LifecycleReport
+from graphmem.service.lifecycle.decay_scores import MS_PER_HOUR, describe, memory_score
+from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
+from graphmem.service.lifecycle.vault import note_path, render_note, vault_folder, write_notes
 from graphmem.service.validation import check_count
-from graphmem.service.vault import note_path, render_note, vault_folder, write_notes
 from graphmem.store.convert import from_ms, to_ms
 
 if TYPE_CHECKING:
-    from graphmem.service.lifecycle import LifecycleService
+    from graphmem.service.lifecycle.service import LifecycleService
 
 __all__ = ["criteria_of", "promote", "promotion_check"]
 

@@ -10,8 +10,8 @@ from typing import Any, TextIO
 import networkx as nx
 
 from graphmem.errors import InvalidInput
-from graphmem.service.memory_file import is_memory_file_record, memory_file_problem
-from graphmem.service.record_checks import record_problem
+from graphmem.service.export.memory_file import is_memory_file_record, memory_file_problem
+from graphmem.service.export.record_checks import record_problem
 from graphmem.store import transfer
 from graphmem.store.tables import SCHEMA_VERSION
 

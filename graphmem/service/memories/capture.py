@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from graphmem.core.capture import parse_capture
-from graphmem.service.relation_results import CapturedItem, CaptureResult, SkippedLine
+from graphmem.service.relations.results import CapturedItem, CaptureResult, SkippedLine
 from graphmem.service.validation import check_strings, check_text
 
 if TYPE_CHECKING:

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphmem.core.values import STATUSES
-from graphmem.service.decay_scores import node_scores, review_priority
-from graphmem.service.results import SearchResult
+from graphmem.service.lifecycle.decay_scores import node_scores, review_priority
+from graphmem.service.recall.results import SearchResult
 
 if TYPE_CHECKING:
-    from graphmem.service.lifecycle import LifecycleService
+    from graphmem.service.lifecycle.service import LifecycleService
 
 __all__ = ["annotate", "review_page"]
 

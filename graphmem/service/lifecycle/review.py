@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from graphmem.service.decay_scores import MS_PER_DAY, describe
-from graphmem.service.lifecycle_results import LifecycleReport
+from graphmem.service.lifecycle.decay_scores import MS_PER_DAY, describe
+from graphmem.service.lifecycle.results import LifecycleReport
 from graphmem.service.validation import check_count, parse_instant
 from graphmem.store.convert import to_ms
 
 if TYPE_CHECKING:
-    from graphmem.service.lifecycle import LifecycleService
+    from graphmem.service.lifecycle.service import LifecycleService
 
 __all__ = ["mark_reviewed", "next_interval_days", "review_queue"]
 

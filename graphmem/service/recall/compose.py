@@ -6,9 +6,9 @@ from graphmem.core.composition import Candidate, compose
 from graphmem.core.conflicts import detect_conflict, pair_key
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.values import Memory
-from graphmem.service.conflicts import claim_texts, specificity_of
-from graphmem.service.recall import Activation, RecallEngine
-from graphmem.service.results import CompositionResult, ConflictReport, MemoryHit, PlanStepResult
+from graphmem.service.recall.engine import Activation, RecallEngine
+from graphmem.service.recall.results import CompositionResult, ConflictReport, MemoryHit, PlanStepResult
+from graphmem.service.relations.conflicts import claim_texts, specificity_of
 
 __all__ = ["build_composition"]
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem.core.facts import plan_new_fact
 from graphmem.errors import ConflictError, InvalidInput, NotFound
 from graphmem.ids import new_id
-from graphmem.service.relation_results import FactList, FactResult
+from graphmem.service.relations.results import FactList, FactResult
 from graphmem.service.validation import check_count, check_range, check_text, parse_instant
 from graphmem.store import fact_store
 from graphmem.store.convert import from_ms, to_ms

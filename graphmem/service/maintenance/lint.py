@@ -22,7 +22,7 @@ import numpy as np
 
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.values import STATUSES
-from graphmem.service.relation_results import LintFinding, LintReport
+from graphmem.service.relations.results import LintFinding, LintReport
 from graphmem.store import lint_store, relation_store
 from graphmem.store.convert import to_ms
 from nlp import normalize_key

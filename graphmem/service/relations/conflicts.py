@@ -18,7 +18,7 @@ import numpy as np
 from graphmem.core.conflicts import ClaimText, ConflictCandidate, detect_conflict, pair_key, rank_conflicts
 from graphmem.core.ranking import idf
 from graphmem.core.values import Memory
-from graphmem.service.relation_results import ConflictPair, ScanResult, brief
+from graphmem.service.relations.results import ConflictPair, ScanResult, brief
 from graphmem.service.validation import check_count, check_range, check_text
 from graphmem.store import relation_store
 from graphmem.store.convert import to_ms

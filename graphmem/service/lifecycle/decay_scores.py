@@ -12,7 +12,7 @@ import numpy as np
 from graphmem.core.decay import DecayParams, danger_priority, in_danger_zone, ranking_factor, retention_score
 from graphmem.core.spreading_graph import FloatArray, IntArray
 from graphmem.core.values import STATUSES, Memory
-from graphmem.service.lifecycle_results import LifecycleItem
+from graphmem.service.lifecycle.results import LifecycleItem
 from graphmem.settings import DecaySettings
 from graphmem.store.convert import to_ms
 from graphmem.store.projection import GraphProjection

@@ -1,0 +1,1 @@
+"""The lifecycle of a memory: reinforcement, decay, forgetting, correction, review and promotion."""

@@ -1,0 +1,1 @@
+"""Maintenance: lint finds what breaks the store's invariants and repairs what is safe."""

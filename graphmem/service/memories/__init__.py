@@ -1,0 +1,1 @@
+"""Memories: validation, drafts, the store use cases, topic-key upserts, capture and time views."""

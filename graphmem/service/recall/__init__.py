@@ -1,0 +1,1 @@
+"""Recall: seed matching, spreading activation, search fusion, composition and graph pages."""

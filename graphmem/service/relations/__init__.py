@@ -1,0 +1,1 @@
+"""Typed relations between memories, conflict scans and temporal facts."""

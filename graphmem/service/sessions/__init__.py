@@ -1,0 +1,1 @@
+"""Sessions, saved prompts and the timeline."""

@@ -1,0 +1,87 @@
+"""The change log: one generation number per committed write, and what each generation changed.
+
+Every write bumps ``store_generation`` first, inside its own transaction. That single row is the
+store-wide writer lock on both engines: on PostgreSQL its row lock queues concurrent writers (in
+READ COMMITTED the next writer's statements then see the rows the first one committed); on SQLite
+the write transaction already holds the database's one write lock (``BEGIN IMMEDIATE``). So
+generations commit strictly in order, and the committed generations are always ``1..g`` with no
+gaps. A reader that has applied generation ``g`` needs exactly the log rows with
+``generation > g``, and comparing one integer tells it whether there are any.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+from sqlmodel import Session
+
+__all__ = [
+    "FACTS",
+    "MEMORIES",
+    "RELATIONS",
+    "RELOAD",
+    "Change",
+    "append_changes",
+    "bump_generation",
+    "changes_since",
+    "current_generation",
+]
+
+# Change kinds. ``refs`` holds memory ids, relation ids or fact ids; ``reload`` (bulk rewrites such as
+# a hard delete) tells followers to rebuild their projection from the rows.
+MEMORIES = "memories"
+RELATIONS = "relations"
+FACTS = "facts"
+RELOAD = "reload"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What one write changed: a kind and the ids it touched."""
+
+    generation: int
+    kind: str
+    refs: tuple[str, ...]
+
+
+def bump_generation(session: Session) -> int:
+    """Take the store's writer lock and return this write's generation (the first statement of a write)."""
+    connection = session.connection()
+    generation = connection.execute(text(
+        "UPDATE store_generation SET generation = generation + 1 WHERE id = 1 RETURNING generation")).scalar()
+    if generation is None:  # a store created before the row existed: start the count
+        connection.execute(text("INSERT INTO store_generation (id, generation) VALUES (1, 1)"))
+        return 1
+    return int(generation)
+
+
+def append_changes(session: Session, generation: int, changes: dict[str, set[str]]) -> None:
+    """Record ``generation``'s changes in the caller's transaction (one row per kind)."""
+    rows = [{"g": generation, "k": kind, "r": json.dumps(sorted(refs)), "t": time.time_ns() // 1_000_000}
+            for kind, refs in sorted(changes.items())]
+    if rows:
+        session.connection().execute(
+            text("INSERT INTO change_log (generation, kind, refs, at) VALUES (:g, :k, :r, :t)"), rows)
+
+
+def current_generation(connection: Connection) -> int:
+    """The newest committed generation (0 for a store nothing has written to yet)."""
+    value = connection.execute(text("SELECT generation FROM store_generation WHERE id = 1")).scalar()
+    return int(value or 0)
+
+
+def changes_since(connection: Connection, after: int, *, upto: int | None = None) -> Sequence[Change]:
+    """The committed changes with ``after < generation`` (``<= upto`` when given), in order."""
+    query = "SELECT generation, kind, refs FROM change_log WHERE generation > :after"
+    params: dict[str, int] = {"after": after}
+    if upto is not None:
+        query += " AND generation <= :upto"
+        params["upto"] = upto
+    rows = connection.execute(text(query + " ORDER BY seq"), params).all()
+    return [Change(int(g), kind, tuple(json.loads(refs) if isinstance(refs, str) else refs))
+            for g, kind, refs in rows]
