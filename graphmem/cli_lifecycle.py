@@ -82,7 +82,7 @@ def cmd_prune(args: argparse.Namespace) -> None:
 
 def cmd_sessions(args: argparse.Namespace) -> None:
     """The timeline: recent sessions with their observations (ids) and saved prompts."""
-    _run(args, lambda s: s.lifecycle.sessions.timeline(args.limit, args.session, args.project),
+    _run(args, lambda s: s.sessions.timeline(args.limit, args.session, args.project),
          render_sessions)
 
 

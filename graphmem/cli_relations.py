@@ -41,9 +41,10 @@ def cmd_relate(args: argparse.Namespace) -> None:
 
 def cmd_conflicts(args: argparse.Namespace) -> None:
     """Conflict workflow: scan, pending, compare A B, judge REL_ID, ignore REL_ID."""
-    relations = _cli()._service(args).relations
+    service = _cli()._service(args)
+    relations = service.relations
     if args.action == "scan":
-        result: Any = relations.conflicts.scan(args.limit, args.project, min_score=args.min_score)
+        result: Any = service.conflicts.scan(args.limit, args.project, min_score=args.min_score)
         render = _render_scan
     elif args.action == "pending":
         result, render = relations.pending(args.limit), _render_pending
@@ -83,7 +84,7 @@ def _render_outcome(outcome: Any) -> str:
 
 def cmd_fact(args: argparse.Namespace) -> None:
     """Temporal facts: add S P O, invalidate FACT_ID, at [--at T], timeline SUBJECT."""
-    facts = _cli()._service(args).relations.facts
+    facts = _cli()._service(args).facts
     if args.action == "add":
         subject, predicate, obj = _args(args, 3, "graphmem fact add SUBJECT PREDICATE OBJECT")
         result: Any = facts.add(subject, predicate, obj, confidence=args.confidence,
@@ -109,7 +110,7 @@ def _render_facts(result: Any) -> str:
 
 def cmd_chain(args: argparse.Namespace) -> None:
     """History of a topic key or memory chain: what replaced what, and when."""
-    history = _cli()._service(args).relations.history.of(args.ref, args.project)
+    history = _cli()._service(args).history.of(args.ref, args.project)
     _cli()._emit(args, history, lambda h: "\n".join(
         [f"{m.id} [{m.valid_from} → {m.valid_to or 'now'}] {m.content[:90]}" for m in h.memories]
         + [f"  {e.at}: {e.new_id} replaced {e.old_id} ({e.via})" for e in h.events]))
@@ -118,7 +119,7 @@ def cmd_chain(args: argparse.Namespace) -> None:
 def cmd_capture(args: argparse.Namespace) -> None:
     """Capture a markdown note's Decisions / Learnings / Errors ... bullets as typed memories."""
     content = Path(args.file).read_text(encoding="utf-8")
-    capture = _cli()._service(args).relations.capture
+    capture = _cli()._service(args).capture
     result = capture.markdown(content, project=args.project, tags=args.tag, dry_run=args.dry_run)
     _cli()._emit(args, result, lambda r: "\n".join(
         [f"{i.id or '(dry run)'} [{i.kind}] {i.content[:90]}" for i in r.items]
@@ -128,7 +129,7 @@ def cmd_capture(args: argparse.Namespace) -> None:
 
 def cmd_lint(args: argparse.Namespace) -> None:
     """Check the store's health; --fix repairs what is safe."""
-    report = _cli()._service(args).relations.lint.run(fix=args.fix)
+    report = _cli()._service(args).lint.run(fix=args.fix)
     _cli()._emit(args, report, lambda r: "\n".join(
         [f"{_state(f)}  {f.check}  {f.subject}: {f.detail}" for f in r.findings]
         + ["ok" if r.ok else f"{len(r.findings)} findings, {r.fixed} fixed"]))

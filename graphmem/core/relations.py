@@ -8,9 +8,9 @@ all read this table; nothing else hard-codes a relation name.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
-__all__ = ["RELATION_TYPES", "RecallEffect", "RelationSemantics", "semantics_of", "valid_relation_types"]
+__all__ = ["RELATION_TYPES", "RecallEffect", "RelationSemantics", "hidden_ends", "semantics_of", "valid_relation_types"]
 
 RecallEffect = Literal["hide_target", "surface_conflict", "hide_source", "none"]
 
@@ -76,3 +76,26 @@ def semantics_of(relation_type: str) -> RelationSemantics:
         return RELATION_TYPES[relation_type]
     except KeyError:
         raise KeyError(f"unknown relation type {relation_type!r}; valid: {', '.join(RELATION_TYPES)}") from None
+
+
+class _RelationEnds(Protocol):
+    type: str
+    source_id: str
+    target_id: str
+
+
+def hidden_ends(relation: _RelationEnds | None) -> set[str]:
+    """The memory a judged ``relation`` would hide from default recall (empty for other types).
+
+    >>> from types import SimpleNamespace
+    >>> hidden_ends(SimpleNamespace(type="supersedes", source_id="new", target_id="old"))
+    {'old'}
+    """
+    semantics = None if relation is None else RELATION_TYPES.get(relation.type)
+    if relation is None or semantics is None:
+        return set()
+    if semantics.recall == "hide_target":
+        return {relation.target_id}
+    if semantics.recall == "hide_source":
+        return {relation.source_id}
+    return set()

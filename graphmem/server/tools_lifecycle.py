@@ -122,7 +122,7 @@ def memory_session(
 ) -> SessionOut:
     """Sessions: start (with what an agent needs to begin), end, save_prompt and timeline. Memories
     stored without a session_id join the project's live session automatically."""
-    sessions = service_of(ctx).lifecycle.sessions
+    sessions = service_of(ctx).sessions
     who = client or _client_name(ctx)
     timeout_s = None if timeout_minutes is None else timeout_minutes * 60
     with tool_errors():

@@ -113,12 +113,12 @@ def _ignore(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scan(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
-    return {"scan": service.relations.conflicts.scan(a["limit"], a["project"], min_score=a["min_score"])}
+    return {"scan": service.conflicts.scan(a["limit"], a["project"], min_score=a["min_score"])}
 
 
 def _history(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
     _need("history", ref=a["ref"])
-    return {"history": service.relations.history.of(a["ref"], a["project"])}
+    return {"history": service.history.of(a["ref"], a["project"])}
 
 
 def _suggest(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
@@ -159,7 +159,7 @@ def memory_fact(
 ) -> FactToolOut:
     """Temporal facts (subject, predicate, object) in the concept graph: add, invalidate, state at an
     instant, timeline of a subject. Subjects and objects are concept nodes, so recall flows through facts."""
-    facts = service_of(ctx).relations.facts
+    facts = service_of(ctx).facts
     with tool_errors():
         if action == "add":
             _need("add", subject=subject, predicate=predicate, object=object)
@@ -191,7 +191,7 @@ def memory_capture(
     """Capture a session note: every bullet or numbered item under a known heading becomes one typed
     observation (decision, pattern, note, error), stored in one batch. Skipped lines come with a reason."""
     with tool_errors():
-        result = service_of(ctx).relations.capture.markdown(content, project=project, session_id=session_id,
+        result = service_of(ctx).capture.markdown(content, project=project, session_id=session_id,
                                                             tags=tags, dry_run=dry_run)
     return CaptureOut.model_validate(result)
 
@@ -205,7 +205,7 @@ def memory_lint(
     """Store health: orphan concepts, dangling relations and edges, memories without concepts, duplicate
     concepts, stale sessions, full-text index or graph projection out of sync with the rows."""
     with tool_errors():
-        return LintOut.model_validate(service_of(ctx).relations.lint.run(fix=fix))
+        return LintOut.model_validate(service_of(ctx).lint.run(fix=fix))
 
 
 _TOOLS: tuple[tuple[Callable[..., Any], ToolAnnotations], ...] = (

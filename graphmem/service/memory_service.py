@@ -1,31 +1,38 @@
-"""``MemoryService``: the one set of use cases the MCP server, the CLI and the tests all call."""
+"""``MemoryService``: the facade the MCP server, the CLI and the tests all call, and its composition root.
+
+It builds the one :class:`UnitOfWork` and hands it to each feature's use cases (memories, recall,
+relations and facts, lifecycle, sessions, export, maintenance); none of them sees the facade. The
+facade's own methods are the core contract (store, search, associate, open, graph, status); every
+other use case is reached through the feature attribute that owns it (``service.facts.add``).
+Metrics wrap the use cases where they are defined (``@measured``).
+"""
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
-from graphmem.errors import InvalidInput, NotFound
+from graphmem.errors import InvalidInput
+from graphmem.service.clock import Clock
 from graphmem.service.export import ExportScope, ExportService
-from graphmem.service.export.transfer import ImportReport, parse_import_lines, write_jsonl
+from graphmem.service.export.transfer import ImportReport, import_graph_records, parse_import_lines, write_jsonl
 from graphmem.service.lifecycle.service import LifecycleService
-from graphmem.service.memories.drafts import Observation, build_drafts, validate_observation
-from graphmem.service.memories.history import open_at
-from graphmem.service.memories.parallel_drafts import drafted_batches
+from graphmem.service.maintenance.lint import LintService
+from graphmem.service.memories.capture import CaptureService
+from graphmem.service.memories.history import HistoryService, open_at
+from graphmem.service.memories.reads import resolve
+from graphmem.service.memories.results import OpenResult, StoreResult
+from graphmem.service.memories.writes import MemoryWrites, Progress
+from graphmem.service.metrics import MetricsRecorder, measured
 from graphmem.service.recall.compose import build_composition
 from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.recall.graph_view import graph_page
-from graphmem.service.recall.results import (
-    AssociateResult,
-    GraphView,
-    OpenResult,
-    SearchHit,
-    SearchResult,
-    StoreResult,
-)
+from graphmem.service.recall.results import AssociateResult, GraphView, SearchHit, SearchResult
+from graphmem.service.relations.conflicts import ConflictScanner
+from graphmem.service.relations.facts import FactService
 from graphmem.service.relations.service import RelationService
+from graphmem.service.sessions.service import SessionService
+from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import (
     check_choice,
     check_count,
@@ -37,15 +44,12 @@ from graphmem.service.validation import (
 )
 from graphmem.settings import Settings
 from graphmem.store.convert import to_ms
-from graphmem.store.engine import open_engine
+from graphmem.store.engine import describe_store
 from graphmem.store.projection import GraphProjection, VisibilityFilter
-from graphmem.store.repository import MemoryDraft, Repository, StoredBatch
-from graphmem.store.transfer import FORMAT, import_records
+from graphmem.store.repository import Repository
 from nlp import ConceptExtractor
 
 __all__ = ["MemoryService"]
-
-Progress = Callable[[int], None]
 
 
 class MemoryService:
@@ -64,67 +68,64 @@ class MemoryService:
 
     def __init__(self, settings: Settings | None = None, *, extractor: ConceptExtractor | None = None) -> None:
         self.settings = settings or Settings.load()
-        self.engine = open_engine(self.settings.db)
-        self.repository = Repository(self.engine)
-        self.extractor = extractor or ConceptExtractor(self.settings.nlp_model)
-        self.projection = GraphProjection(self.settings.activation)
-        self.projection.load(self.engine)
-        self.recall = RecallEngine(self.projection, self.repository, self.extractor, self.settings)
-        self._write_lock = threading.Lock()
-        self.lifecycle = LifecycleService(self)  # decay, review, promotion, sessions, metrics (docs/lifecycle.md)
-        self.exports = ExportService(self)  # graph exports, HTML view, stats, memory-file import
-        self.relations = RelationService(self)  # relations, conflicts, facts, history, capture, lint
+        self.uow = UnitOfWork(self.settings, extractor=extractor)
+        self.clock = Clock()
+        self.metrics = MetricsRecorder(self.uow.repository, self.settings.lifecycle.metrics_flush_s)
+        self.recall = RecallEngine(self.uow)
+        self.writes = MemoryWrites(self.uow, self.clock)
+        self.lifecycle = LifecycleService(self.uow, self.clock, self.recall, self.metrics)
+        self.sessions = SessionService(self.uow, self.lifecycle)
+        self.relations = RelationService(self.uow)
+        self.conflicts = ConflictScanner(self.uow)
+        self.facts = FactService(self.uow)
+        self.history = HistoryService(self.uow)
+        self.capture = CaptureService(self.uow, self.writes)
+        self.lint = LintService(self.uow)
+        self.exports = ExportService(self.uow, self.recall)
+
+    # The unit of work's parts, for tests, scripts and diagnostics.
+    @property
+    def engine(self) -> Any:
+        return self.uow.engine
+
+    @property
+    def repository(self) -> Repository:
+        return self.uow.repository
+
+    @property
+    def projection(self) -> GraphProjection:
+        return self.uow.fresh()
+
+    @property
+    def extractor(self) -> ConceptExtractor:
+        return self.uow.extractor
 
     def close(self) -> None:
-        """Release the database connections."""
-        self.lifecycle.close()
-        self.engine.dispose()
+        """Write pending metrics and release the database connections."""
+        self.metrics.flush()
+        self.uow.close()
 
     # -- writes ---------------------------------------------------------------------------------
+    @measured("store")
     def store(self, content: str, kind: str = "note", project: str | None = None, topic_key: str | None = None,
               tags: Sequence[str] | None = None, entities: Sequence[str] | None = None, source: str | None = None,
               context: str | None = None, meta: Mapping[str, Any] | None = None, session_id: str | None = None,
               review_after: Any = None, valid_from: Any = None) -> StoreResult:
         """Store one observation; the same normalized content in the same project returns the existing id."""
-        observation = validate_observation(
-            self.settings.limits, content=content, kind=kind, project=project, topic_key=topic_key, tags=tags,
-            entities=entities, source=source, context=context, meta=meta, session_id=session_id,
-            review_after=review_after, valid_from=valid_from)
-        observation = self.lifecycle.sessions.attach(observation)
-        return self._insert([observation])[0]
+        return self.writes.store(
+            content=content, kind=kind, project=project, topic_key=topic_key, tags=tags, entities=entities,
+            source=source, context=context, meta=meta, session_id=session_id, review_after=review_after,
+            valid_from=valid_from)
 
+    @measured("store_many")
     def store_many(self, records: Iterable[Mapping[str, Any]], *, batch_size: int = 512,
                    on_progress: Progress | None = None) -> list[StoreResult]:
-        """Bulk import: validate every record first (nothing is written if one is bad), then insert in batches."""
-        observations = []
-        for number, record in enumerate(records, start=1):
-            try:
-                observations.append(validate_observation(self.settings.limits, **dict(record)))
-            except TypeError as error:
-                raise InvalidInput(f"record {number}: unexpected field ({error})") from None
-            except InvalidInput as error:
-                raise InvalidInput(f"record {number}: {error}") from None
-        results: list[StoreResult] = []
-        batches = [observations[start : start + batch_size] for start in range(0, len(observations), batch_size)]
-        drafted = drafted_batches(self.extractor, self.settings.nlp_model, batches, self.settings.import_workers)
-        for batch, drafts in zip(batches, drafted, strict=True):
-            results.extend(self._insert(batch, drafts))
-            if on_progress:
-                on_progress(len(results))
-        return results
-
-    def _insert(self, observations: Sequence[Observation],
-                drafts: Sequence[MemoryDraft] | None = None) -> list[StoreResult]:
-        drafts = drafts if drafts is not None else build_drafts(self.extractor, observations)
-        with self._write_lock:
-            with self.repository.transaction() as session:  # topic-key upserts commit with the insert
-                batch = self.repository.add_memories_in(session, drafts)
-                upsert = self.relations.upsert_topic_keys(session, batch)
-            self.projection.apply_batch(batch)
-            upsert.follow(self.projection)
-        return upsert.annotate(_store_results(observations, drafts, batch))
+        """Bulk import: validate every record first (nothing is written if one is bad), then insert in batches
+        (each batch commits on its own)."""
+        return self.writes.store_many(records, batch_size=batch_size, on_progress=on_progress)
 
     # -- reads ----------------------------------------------------------------------------------
+    @measured("search")
     def search(self, query: str, project: str | None = None, kind: str | None = None,
                tags: Sequence[str] | None = None, limit: int = 10, offset: int = 0, as_of: Any = None,
                include_superseded: bool = False) -> SearchResult:
@@ -133,7 +134,8 @@ class MemoryService:
         limit = check_count("limit", limit, 1, self.settings.limits.max_results)
         offset = check_count("offset", offset, 0, 100_000)
         view = self._view(project, kind, tags, as_of, include_superseded)
-        now = _now_ms()
+        self.uow.fresh()
+        now = self.clock.now_ms()
         fused, activation = self.recall.fused_ranking(query, view, now, offset + limit)
         page = self.lifecycle.review_page(fused, offset, limit, now)  # blends in danger-zone review candidates
         hits = self.recall.hits(activation, [node for node, *_ in page])
@@ -146,6 +148,7 @@ class MemoryService:
                        for h, (_, score, rank_b, rank_a) in zip(hits, page, strict=True)))
         return self.lifecycle.after_search(result, now)  # status, decay score, review flag; reinforcement
 
+    @measured("associate")
     def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
                   min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
                   include_superseded: bool = False) -> AssociateResult:
@@ -155,8 +158,9 @@ class MemoryService:
         max_results = check_count("max_results", max_results, 1, self.settings.limits.max_results)
         min_coverage = check_range("min_coverage", min_coverage, 0.0, 1.0)
         view = self._view(project, kind, None, as_of, include_superseded)
+        self.uow.fresh()
         depth = max_results if mode == "recall" else max(50, 5 * max_results)
-        now = _now_ms()
+        now = self.clock.now_ms()
         activation = self.recall.with_bridge(self.recall.activate(query, view, now, depth), view, now, depth)
         composition = None
         if mode == "composition":
@@ -169,6 +173,7 @@ class MemoryService:
             unmatched_concepts=activation.unmatched, activated_count=int((activation.vector > 0).sum()),
             memories=tuple(memories), composition=composition, mode=mode)
 
+    @measured("open")
     def open(self, ids: Sequence[str], include_relations: bool = True, as_of: Any = None) -> OpenResult:
         """Full memories by id (or topic key), their relations and concepts; unknown ids are listed.
         With ``as_of`` the memories and relations as they were at that instant."""
@@ -176,17 +181,19 @@ class MemoryService:
         if not wanted:
             raise InvalidInput("ids must name at least one memory")
         instant = parse_instant("as_of", as_of)
+        projection = self.uow.fresh()
         if instant is not None:
-            return open_at(self, wanted, include_relations, instant)
+            return open_at(self.uow, self.recall, wanted, include_relations, instant)
         resolved = self.resolve(wanted, strict=False)
         found = self.repository.memories_by_id(resolved.values())
         memories = tuple(found[resolved[i]] for i in wanted if i in resolved and resolved[i] in found)
         relations = tuple(self.repository.relations_touching([m.id for m in memories])) if include_relations else ()
-        concepts = {m.id: tuple(self.recall.concept_names(self.projection.memory_nodes[m.id])) for m in memories
-                    if m.id in self.projection.memory_nodes}
+        concepts = {m.id: tuple(self.recall.concept_names(projection.memory_nodes[m.id])) for m in memories
+                    if m.id in projection.memory_nodes}
         not_found = tuple(i for i in wanted if i not in resolved)
         return OpenResult(memories=memories, relations=relations, not_found=not_found, concepts=concepts)
 
+    @measured("graph")
     def graph(self, node: str | None = None, depth: int = 1, project: str | None = None, offset: int = 0,
               limit: int = 50, as_of: Any = None) -> GraphView:
         """A page of the graph: the neighbourhood of ``node`` (memory id, topic key or ``concept:<name>``)
@@ -194,34 +201,31 @@ class MemoryService:
         depth = check_count("depth", depth, 0, 4)
         offset = check_count("offset", offset, 0, 10_000_000)
         limit = check_count("limit", limit, 1, 500)
-        if node is not None and not node.startswith("concept:") and node not in self.projection.memory_nodes:
+        projection = self.uow.fresh()
+        if node is not None and not node.startswith("concept:") and node not in projection.memory_nodes:
             node = self.resolve([node], strict=False).get(node, node)
-        return graph_page(self.projection, self.repository, center=node, depth=depth,
-                          view=self._view(project, None, None, as_of, False), now_ms=_now_ms(),
+        return graph_page(projection, self.repository, center=node, depth=depth,
+                          view=self._view(project, None, None, as_of, False), now_ms=self.clock.now_ms(),
                           offset=offset, limit=limit)
 
+    @measured("status")
     def status(self) -> dict[str, Any]:
-        """Counts of rows and graph nodes, and the settings that shape recall."""
+        """The store in use, counts of rows and graph nodes, and the settings that shape recall."""
+        projection = self.uow.fresh()
         counts = self.repository.counts()
-        with self.projection.lock:
-            graph_nodes = self.projection.graph.n_nodes
-            graph_edges = int(self.projection.graph.adjacency().nnz)
-        return {"database": self.engine.url.render_as_string(hide_password=True), **counts,
+        with projection.lock:
+            graph_nodes = projection.graph.n_nodes
+            graph_edges = int(projection.graph.adjacency().nnz)
+        return {"database": describe_store(self.engine), **counts,
                 "graph_nodes": graph_nodes, "graph_edges": graph_edges, "nlp_model": self.settings.nlp_model,
                 "activation_method": self.settings.activation.method, "graph": self.exports.stats()}
 
     def resolve(self, refs: Sequence[str], *, strict: bool = True) -> dict[str, str]:
         """Map ids or topic keys to memory ids; with ``strict`` an unknown reference raises NotFound."""
-        known = self.repository.memories_by_id(refs)
-        resolved = {ref: ref for ref in refs if ref in known}
-        by_topic = self.repository.ids_for_topic_keys([r for r in refs if r not in resolved])
-        resolved.update(by_topic)
-        missing = [r for r in refs if r not in resolved]
-        if strict and missing:
-            raise NotFound("memory id or topic key", missing)
-        return resolved
+        return resolve(self.repository, refs, strict=strict)
 
     # -- export and import --------------------------------------------------------------------
+    @measured("export_jsonl")
     def export_jsonl(self, stream: TextIO) -> int:
         """Write every memory, concept, mention, co-occurrence, relation and session; returns the record count."""
         return write_jsonl(self.engine, stream)
@@ -230,6 +234,7 @@ class MemoryService:
         """The memory graph (memories, concepts, typed edges) as networkx node-link JSON."""
         self.exports.write("node-link", stream, ExportScope(project=project, as_of=as_of))
 
+    @measured("import_jsonl")
     def import_jsonl(self, lines: Iterable[str], *, on_progress: Progress | None = None) -> ImportReport:
         """Import graphmem's own export (same ids; merges without duplicating) or plain observations.
 
@@ -243,16 +248,7 @@ class MemoryService:
             fresh = [r for r in results if not r.duplicate]
             return ImportReport(format="observations", added={"memories": len(fresh)},
                                 duplicates=len(results) - len(fresh), ids=tuple(r.id for r in results))
-        with self._write_lock:
-            added = import_records(self.engine, parsed.graph_records)
-            self._reload_projection()
-        return ImportReport(format=FORMAT, added=added)
-
-    def _reload_projection(self) -> None:
-        projection = GraphProjection(self.settings.activation)
-        projection.load(self.engine)
-        self.projection = projection
-        self.recall.projection = projection
+        return import_graph_records(self.uow, parsed.graph_records)
 
     # -- helpers --------------------------------------------------------------------------------
     def _check_query(self, query: str) -> str:
@@ -268,14 +264,3 @@ class MemoryService:
             tags=check_strings("tags", tags, self.settings.limits.max_tags, self.settings.limits.max_tag_chars),
             as_of_ms=None if instant is None else to_ms(instant), include_superseded=include_superseded)
 
-
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
-def _store_results(observations: Sequence[Observation], drafts: Sequence[Any],
-                   batch: StoredBatch) -> list[StoreResult]:
-    return [StoreResult(id=memory_id, kind=obs.kind, duplicate=duplicate,
-                        concepts=tuple(key for key, *_ in draft.mentions), project=obs.project,
-                        topic_key=obs.topic_key)
-            for obs, draft, (memory_id, duplicate) in zip(observations, drafts, batch.outcomes, strict=True)]

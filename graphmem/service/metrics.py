@@ -1,7 +1,7 @@
 """Per-operation timing and counters, persisted across restarts, with a reset.
 
-:func:`instrument` is the one place that wires metrics in: it wraps the facade's and the lifecycle's
-public calls with :meth:`MetricsRecorder.measure`. Counts gather in memory and reach the ``metric``
+:func:`measured` marks each timed use case where it is defined; the recorder is built once at the
+composition root. Counts gather in memory and reach the ``metric``
 table at most ``Settings.lifecycle.metrics_flush_s`` later (and on close), so a search does not pay a
 database write. Latencies go into fixed buckets, which add exactly across processes and restarts and
 still give p50/p95.
@@ -15,14 +15,17 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from graphmem.errors import StorageError
 from graphmem.service.lifecycle.results import MetricSummary
 from graphmem.store.convert import from_ms
-from graphmem.store.metrics_store import MetricsRepository, MetricTotals, merge_totals
+from graphmem.store.metrics_store import MetricTotals, add_totals, load_totals, merge_totals, reset_totals
+from graphmem.store.repository import Repository
 
-__all__ = ["BUCKETS_MS", "MetricsRecorder", "instrument", "percentile"]
+__all__ = ["BUCKETS_MS", "MetricsRecorder", "measured", "percentile"]
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
 # Upper bounds (ms) of the latency buckets; the last one catches everything slower.
 BUCKETS_MS: tuple[float, ...] = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, math.inf)
@@ -31,7 +34,7 @@ BUCKETS_MS: tuple[float, ...] = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_00
 class MetricsRecorder:
     """Counts calls, errors and latency per operation name."""
 
-    def __init__(self, repository: MetricsRepository, flush_s: float) -> None:
+    def __init__(self, repository: Repository, flush_s: float) -> None:
         self.repository = repository
         self.flush_s = flush_s
         self._pending: dict[str, MetricTotals] = {}
@@ -67,7 +70,8 @@ class MetricsRecorder:
         if not pending:
             return True
         try:
-            self.repository.add(pending)
+            with self.repository.write_transaction() as session:
+                add_totals(session, pending)
         except StorageError:
             # Metrics must never fail the call they measure: keep the counts and retry at the next flush.
             with self._lock:
@@ -82,7 +86,8 @@ class MetricsRecorder:
 
     def snapshot(self) -> tuple[MetricSummary, ...]:
         """Stored totals plus what is still pending, by operation name."""
-        totals = self.repository.load()
+        with self.repository.transaction() as session:
+            totals = load_totals(session)
         with self._lock:
             for operation, delta in self._pending.items():
                 totals[operation] = merge_totals(totals[operation], delta) if operation in totals else delta
@@ -92,22 +97,22 @@ class MetricsRecorder:
         """Forget every count, stored and pending."""
         with self._lock:
             self._pending = {}
-        self.repository.reset()
-
-    def timed(self, operation: str, function: Callable[..., Any]) -> Callable[..., Any]:
-        """``function`` wrapped in :meth:`measure`."""
-        @functools.wraps(function)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with self.measure(operation):
-                return function(*args, **kwargs)
-
-        return wrapper
+        with self.repository.write_transaction() as session:
+            reset_totals(session)
 
 
-def instrument(target: object, recorder: MetricsRecorder, names: Sequence[str], prefix: str = "") -> None:
-    """Replace ``target``'s bound methods ``names`` by timed wrappers, as ``prefix + name``."""
-    for name in names:
-        setattr(target, name, recorder.timed(prefix + name, getattr(target, name)))
+def measured(operation: str) -> Callable[[_Method], _Method]:
+    """Decorate a use-case method so its calls are counted and timed as ``operation`` by the recorder
+    its object holds in ``self.metrics`` (the one built at the composition root)."""
+    def decorate(method: _Method) -> _Method:
+        @functools.wraps(method)
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            with self.metrics.measure(operation):
+                return method(self, *args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 def percentile(buckets: Sequence[int], fraction: float, max_ms: float) -> float:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event, inspect
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel, create_engine, select
@@ -16,7 +18,7 @@ from graphmem.errors import StorageError
 from graphmem.store import fulltext
 from graphmem.store.tables import SCHEMA_VERSION, MetaRow
 
-__all__ = ["WRITE_OPTION", "WRITE_WAIT_S", "database_url", "open_engine"]
+__all__ = ["WRITE_OPTION", "WRITE_WAIT_S", "database_url", "describe_store", "open_engine", "snapshot"]
 
 # How long a write waits for another process's write lock before it fails with a plain message.
 # Imports commit in batches that hold the lock well under a second, so a longer wait means a stuck writer.
@@ -70,6 +72,27 @@ def open_engine(db: str) -> Engine:
         shown = engine.url.render_as_string()  # hides the password
         raise StorageError(f"cannot open database {shown}: {_first_line(error)}") from error
     return engine
+
+
+@contextmanager
+def snapshot(engine: Engine) -> Iterator[Connection]:
+    """A read-only connection whose queries all see one committed state of the store.
+
+    SQLite: the deferred ``BEGIN`` (see :func:`_sqlite_begin`) pins one WAL snapshot at the first read.
+    PostgreSQL: REPEATABLE READ, one snapshot for the whole transaction.
+    """
+    with engine.connect() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execution_options(isolation_level="REPEATABLE READ")  # in place, reset on release
+        with connection.begin():
+            yield connection
+
+
+def describe_store(engine: Engine) -> str:
+    """The store an engine opens, as a user would name it: a file path, or a URL without its password."""
+    if engine.dialect.name == "sqlite":
+        return engine.url.database or ":memory:"
+    return engine.url.render_as_string(hide_password=True)
 
 
 def _engine_options(url: str) -> dict[str, Any]:

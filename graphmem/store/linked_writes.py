@@ -2,7 +2,7 @@
 
 Importers of other systems' files (the MCP reference server's entities and relations) create
 memories and link them in the same call; if either half failed alone the store would hold memories
-without their links, so both go through one :meth:`Repository.transaction`.
+without their links, so both go through the caller's one transaction.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 from graphmem.core.values import Relation
 from graphmem.ids import new_id
 from graphmem.store.convert import relation_from_row
-from graphmem.store.repository import MemoryDraft, Repository, StoredBatch
+from graphmem.store.repository import MemoryDraft, StoredBatch, insert_memories
 from graphmem.store.tables import RelationRow
 
 __all__ = ["LinkDraft", "add_memories_linked"]
@@ -34,28 +34,27 @@ class LinkDraft:
     confidence: float = 1.0
 
 
-def add_memories_linked(repository: Repository, drafts: Sequence[MemoryDraft], links: Sequence[LinkDraft],
+def add_memories_linked(session: Session, drafts: Sequence[MemoryDraft], links: Sequence[LinkDraft],
                         now_ms: int) -> tuple[StoredBatch, list[Relation]]:
     """Insert ``drafts`` (deduplicated as usual) and ``links`` between them; returns the batch and the
     relations that were new. A link whose triple already exists, or that joins a memory to itself
     (two drafts that deduplicated to one memory), is skipped, so re-importing a file adds nothing."""
-    with repository.transaction() as session:
-        batch = repository.add_memories_in(session, drafts)
-        ids = [memory_id for memory_id, _ in batch.outcomes]
-        known = _existing_triples(session, ids)
-        rows = []
-        for link in links:
-            triple = (ids[link.source], ids[link.target], link.type)
-            if triple[0] == triple[1] or triple in known:
-                continue
-            known.add(triple)
-            rows.append(RelationRow(id=new_id("rel", at_ms=now_ms), source_id=triple[0], target_id=triple[1],
-                                    type=link.type, confidence=link.confidence, reason=link.reason,
-                                    meta=dict(link.meta), status="judged", created_at=now_ms,
-                                    judged_at=now_ms))
-        session.add_all(rows)
-        session.flush()
-        return batch, [relation_from_row(row) for row in rows]
+    batch = insert_memories(session, drafts)
+    ids = [memory_id for memory_id, _ in batch.outcomes]
+    known = _existing_triples(session, ids)
+    rows = []
+    for link in links:
+        triple = (ids[link.source], ids[link.target], link.type)
+        if triple[0] == triple[1] or triple in known:
+            continue
+        known.add(triple)
+        rows.append(RelationRow(id=new_id("rel", at_ms=now_ms), source_id=triple[0], target_id=triple[1],
+                                type=link.type, confidence=link.confidence, reason=link.reason,
+                                meta=dict(link.meta), status="judged", created_at=now_ms,
+                                judged_at=now_ms))
+    session.add_all(rows)
+    session.flush()
+    return batch, [relation_from_row(row) for row in rows]
 
 
 def _existing_triples(session: Session, ids: Sequence[str]) -> set[tuple[str, str, str]]:

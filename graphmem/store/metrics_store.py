@@ -7,13 +7,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from sqlalchemy import delete
-from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from graphmem.store.repository import Repository
 from graphmem.store.tables import MetricRow
 
-__all__ = ["MetricTotals", "MetricsRepository", "merge_totals"]
+__all__ = ["MetricTotals", "add_totals", "load_totals", "merge_totals", "reset_totals"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,34 +28,26 @@ class MetricTotals:
     last_at: int
 
 
-class MetricsRepository:
-    """Reads, adds to and clears the ``metric`` table."""
+def load_totals(session: Session) -> dict[str, MetricTotals]:
+    return {row.operation: _totals(row) for row in session.exec(select(MetricRow))}
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self._transactions = Repository(engine)
 
-    def load(self) -> dict[str, MetricTotals]:
-        with Session(self.engine) as session:
-            return {row.operation: _totals(row) for row in session.exec(select(MetricRow))}
+def add_totals(session: Session, deltas: Sequence[MetricTotals]) -> None:
+    """Add ``deltas`` to the stored totals in one transaction."""
+    for delta in deltas:
+        row = session.get(MetricRow, delta.operation)
+        if row is None:
+            session.add(MetricRow(**{**asdict(delta), "buckets": list(delta.buckets)}))
+            continue
+        merged = merge_totals(_totals(row), delta)
+        row.calls, row.errors, row.total_ms = merged.calls, merged.errors, merged.total_ms
+        row.max_ms, row.buckets, row.last_at = merged.max_ms, list(merged.buckets), merged.last_at
+        row.first_at = merged.first_at
+        session.add(row)
 
-    def add(self, deltas: Sequence[MetricTotals]) -> None:
-        """Add ``deltas`` to the stored totals in one transaction."""
-        with self._transactions.transaction() as session:
-            for delta in deltas:
-                row = session.get(MetricRow, delta.operation)
-                if row is None:
-                    session.add(MetricRow(**{**asdict(delta), "buckets": list(delta.buckets)}))
-                    continue
-                merged = merge_totals(_totals(row), delta)
-                row.calls, row.errors, row.total_ms = merged.calls, merged.errors, merged.total_ms
-                row.max_ms, row.buckets, row.last_at = merged.max_ms, list(merged.buckets), merged.last_at
-                row.first_at = merged.first_at
-                session.add(row)
 
-    def reset(self) -> None:
-        with self._transactions.transaction() as session:
-            session.execute(delete(MetricRow))
+def reset_totals(session: Session) -> None:
+    session.execute(delete(MetricRow))
 
 
 def merge_totals(a: MetricTotals, b: MetricTotals) -> MetricTotals:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import unicodedata
 from collections.abc import Iterable
+from typing import NamedTuple
 
 import networkx as nx
 import numpy as np
@@ -22,11 +23,13 @@ from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.spreading_graph import FloatArray, IntArray, SpreadingGraph
 from graphmem.core.values import STATUSES, Memory, Relation
 from graphmem.settings import ActivationSettings
+from graphmem.store.changes import current_generation
 from graphmem.store.convert import to_ms
+from graphmem.store.engine import snapshot
 from graphmem.store.repository import StoredBatch
 from graphmem.store.visibility import MEMORY, VisibilityFilter, evaluate_visibility
 
-__all__ = ["CONCEPT", "MEMORY", "GraphProjection", "VisibilityFilter", "fold_accents"]
+__all__ = ["CONCEPT", "MEMORY", "GraphProjection", "RelationEdge", "VisibilityFilter", "fold_accents"]
 
 CONCEPT = 0  # node_type of a concept node; MEMORY (1) comes from visibility
 _NEVER = np.iinfo(np.int64).max
@@ -55,13 +58,27 @@ def fold_accents(key: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+class RelationEdge(NamedTuple):
+    """A relation as the projection applied it (a :class:`Relation` has the same fields)."""
+
+    id: str
+    source_id: str
+    target_id: str
+    type: str
+    confidence: float
+    status: str
+
+
 class GraphProjection:
     """Concept–memory graph with typed relation edges, kept in sync with the rows."""
 
     def __init__(self, settings: ActivationSettings) -> None:
         self.settings = settings
-        self.graph = SpreadingGraph()
         self.lock = threading.RLock()
+        self._reset()
+
+    def _reset(self) -> None:
+        self.graph = SpreadingGraph()
         self._cols: dict[str, np.ndarray] = {name: np.full(0, fill, dtype) for name, (dtype, fill) in _COLUMNS.items()}
         self.names: list[str] = []  # memory id or concept key, by node
         self.concept_nodes: dict[str, int] = {}
@@ -70,8 +87,8 @@ class GraphProjection:
         self.memory_nodes: dict[str, int] = {}
         self.memory_by_seq: dict[int, int] = {}
         self.tags: dict[int, frozenset[str]] = {}
+        self.relations: dict[str, RelationEdge] = {}  # the relation edges as applied, to retract exactly
         self._codes: dict[str, dict[str, int]] = {"project": {}, "kind": {}}
-        self._cooccurrence: dict[tuple[int, int], int] = {}
         self.memory_count = 0
         self._generation = 0  # bumped by every write to a column the visibility filter reads
         self._visible_cache: dict[tuple[VisibilityFilter, int, int], np.ndarray] = {}
@@ -100,9 +117,11 @@ class GraphProjection:
         return self._codes[column].setdefault(value, len(self._codes[column]))
 
     # -- loading --------------------------------------------------------------------------------
-    def load(self, engine: Engine) -> None:
-        """Build the whole projection from the rows (once per process)."""
-        with engine.connect() as conn:
+    def load(self, engine: Engine) -> int:
+        """Build the whole projection from the rows, all read in one snapshot, and return the store
+        generation the rows are at (so the change log can be followed from there)."""
+        with snapshot(engine) as conn:
+            store_generation = current_generation(conn)
             concepts = conn.execute(text("SELECT seq, key, kind, df FROM concept ORDER BY seq")).all()
             memories = conn.execute(text(
                 "SELECT seq, id, project, kind, status, created_at, valid_from, valid_to, tags, concept_count, "
@@ -115,7 +134,7 @@ class GraphProjection:
             cursor.close()
             edges = conn.execute(text("SELECT a_seq, b_seq, count FROM concept_edge")).all()
             relations = conn.execute(text(
-                "SELECT source_id, target_id, type, confidence, status FROM relation")).all()
+                "SELECT id, source_id, target_id, type, confidence, status FROM relation")).all()
             facts = conn.execute(text("SELECT subject, object, confidence FROM fact")).all()
         with self.lock:
             self._load_concepts(concepts)
@@ -128,11 +147,18 @@ class GraphProjection:
                 c_nodes = concept_lookup[mentions[:, 1].astype(np.int64)]
                 self._add_mention_edges(m_nodes, c_nodes, mentions[:, 2])
             self._add_cooccurrence([(concept_by_seq[a], concept_by_seq[b], 0, n) for a, b, n in edges])
-            for source_id, target_id, rel_type, confidence, status in relations:
-                self._add_relation_edge(source_id, target_id, rel_type, confidence, status)
+            for relation in relations:
+                self._add_relation_edge(RelationEdge(*relation))
             for subject, obj, confidence in facts:
                 self._add_fact_edge(subject, obj, confidence)
             self.graph.compact()
+        return store_generation
+
+    def reload(self, engine: Engine) -> int:
+        """Rebuild in place from the rows (after a bulk rewrite such as a hard delete); readers wait."""
+        with self.lock:
+            self._reset()
+            return self.load(engine)
 
     def _load_concepts(self, concepts: list) -> None:
         nodes = self._add_nodes(len(concepts), (key for _, key, _, _ in concepts), CONCEPT)
@@ -212,18 +238,31 @@ class GraphProjection:
             node = self.memory_nodes[memory.id]
             self._write_memory(node, int(self._cols["seq"][node]), memory)
 
-    def apply_relation(self, relation: Relation) -> None:
+    def refresh_memories(self, memories: Iterable[Memory]) -> None:
+        """:meth:`refresh_memory` for each memory the projection holds (others are skipped)."""
+        with self.lock:
+            for memory in memories:
+                if memory.id in self.memory_nodes:
+                    self.refresh_memory(memory)
+
+    def apply_relation(self, relation: Relation | RelationEdge) -> None:
         """Follow a new or re-judged relation."""
         with self.lock:
-            self._add_relation_edge(relation.source_id, relation.target_id, relation.type,
-                                    relation.confidence, relation.status)
+            self._add_relation_edge(RelationEdge(relation.id, relation.source_id, relation.target_id,
+                                                 relation.type, relation.confidence, relation.status))
 
-    def retract_relation(self, relation: Relation) -> None:
+    def apply_relations(self, relations: Iterable[Relation | RelationEdge]) -> None:
+        """:meth:`apply_relation` for each relation."""
+        for relation in relations:
+            self.apply_relation(relation)
+
+    def retract_relation(self, relation: Relation | RelationEdge) -> None:
         """Take back the edge :meth:`apply_relation` added for ``relation`` as it was (before a revision,
         an ignore or a delete). Hidden flags are not touched: the caller resets them with
         :meth:`set_hidden`, because another judged relation may still hide the same memory."""
         semantics = RELATION_TYPES.get(relation.type)
         with self.lock:
+            self.relations.pop(relation.id, None)
             source = self.memory_nodes.get(relation.source_id)
             target = self.memory_nodes.get(relation.target_id)
             if semantics is None or source is None or target is None or relation.status == "ignored":
@@ -288,12 +327,13 @@ class GraphProjection:
         a, b = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64)
         self.graph.add_edges(np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([delta, delta]))
 
-    def _add_relation_edge(self, source_id: str, target_id: str, rel_type: str, confidence: float,
-                           status: str) -> None:
+    def _add_relation_edge(self, relation: RelationEdge) -> None:
+        _, source_id, target_id, rel_type, confidence, status = relation
         semantics = RELATION_TYPES.get(rel_type)
         source, target = self.memory_nodes.get(source_id), self.memory_nodes.get(target_id)
         if semantics is None or source is None or target is None or status == "ignored":
             return
+        self.relations[relation.id] = relation
         if status == "judged":
             self._generation += 1
             if semantics.recall == "hide_target":

@@ -15,16 +15,17 @@ from typing import Any, NamedTuple
 from sqlalchemy import func, insert
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from graphmem.core.values import Memory, Relation
 from graphmem.errors import StorageError
 from graphmem.store import fulltext
 from graphmem.store.convert import memory_from_row, relation_from_row
+from graphmem.store.engine import WRITE_OPTION, WRITE_WAIT_S
 from graphmem.store.tables import ConceptEdgeRow, ConceptRow, MemoryRow, MentionRow, RelationRow, SessionRow
 
-__all__ = ["ConceptRecord", "MemoryDraft", "Repository", "StoredBatch"]
+__all__ = ["ConceptRecord", "MemoryDraft", "Repository", "StoredBatch", "insert_memories"]
 
 _CHUNK = 900  # stays under SQLite's bound-parameter limit on old builds
 
@@ -66,129 +67,22 @@ class Repository:
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
-        """A session that commits on success and rolls back (raising StorageError) on a DB error."""
-        with Session(self.engine) as session:
-            try:
-                yield session
-                session.commit()
-            except SQLAlchemyError as error:
-                session.rollback()
-                raise StorageError(f"database error, nothing was written: {error.__class__.__name__}: "
-                                   f"{str(error).splitlines()[0]}") from error
-            except BaseException:
-                session.rollback()
-                raise
+        """A read (or self-contained) session that commits on success and rolls back (raising
+        StorageError) on a database error."""
+        with Session(self.engine) as session, _failures_explained(session):
+            yield session
+            session.commit()
 
-    # -- writes ---------------------------------------------------------------------------------
-    def add_memories(self, drafts: Sequence[MemoryDraft]) -> StoredBatch:
-        """Insert drafts in one transaction; same normalized content in the same project is a duplicate."""
-        with self.transaction() as session:
-            return self.add_memories_in(session, drafts)
-
-    def add_memories_in(self, session: Session, drafts: Sequence[MemoryDraft]) -> StoredBatch:
-        """:meth:`add_memories` inside a caller's transaction (an import that also writes relations)."""
-        batch = StoredBatch()
-        fresh = self._split_duplicates(session, drafts, batch)
-        if not fresh:
-            return batch
-        # Core inserts on the connection: the ORM bulk path spent most of an import in per-row
-        # bookkeeping we do not need (profiled: 7 s of 16 s of repository time per 2,500 rows).
-        inserted = session.connection().execute(
-            insert(MemoryRow.__table__).returning(MemoryRow.__table__.c.seq, MemoryRow.__table__.c.id),
-            [draft.row for draft in fresh],
-        ).all()
-        seq_of = {memory_id: seq for seq, memory_id in inserted}
-        concepts = self._upsert_concepts(session, fresh)
-        batch.concepts = concepts
-        self._insert_mentions(session, fresh, seq_of, concepts, batch)
-        self._add_cooccurrences(session, fresh, concepts, batch)
-        # The inserted values are the drafts' own: build the core values from them, no read-back.
-        # (a namespace, not a MemoryRow: model construction cost 0.3 ms a row on a bulk import).
-        batch.memories = sorted((seq_of[d.row["id"]], memory_from_row(SimpleNamespace(**d.row))) for d in fresh)
-        return batch
-
-    def _split_duplicates(self, session: Session, drafts: Sequence[MemoryDraft],
-                          batch: StoredBatch) -> list[MemoryDraft]:
-        keys = {(d.row["project_key"], d.row["content_hash"]) for d in drafts}
-        existing: dict[tuple[str, str], str] = {}
-        hashes = sorted({h for _, h in keys})
-        for chunk in _chunks(hashes):
-            query = select(MemoryRow.project_key, MemoryRow.content_hash, MemoryRow.id).where(
-                col(MemoryRow.content_hash).in_(chunk))
-            for project_key, content_hash, memory_id in session.exec(query):
-                existing[(project_key, content_hash)] = memory_id
-        fresh = []
-        for draft in drafts:
-            key = (draft.row["project_key"], draft.row["content_hash"])
-            if key in existing:
-                batch.outcomes.append((existing[key], True))
-            else:
-                existing[key] = draft.row["id"]
-                batch.outcomes.append((draft.row["id"], False))
-                fresh.append(draft)
-        return fresh
-
-    def _upsert_concepts(self, session: Session, drafts: Sequence[MemoryDraft]) -> dict[str, ConceptRecord]:
-        kinds: dict[str, str] = {}
-        df_increment: dict[str, int] = {}
-        for draft in drafts:
-            for key, kind, _, _ in draft.mentions:
-                kinds.setdefault(key, kind)
-                df_increment[key] = df_increment.get(key, 0) + 1
-        known: dict[str, ConceptRecord] = {}
-        concept_table = ConceptRow.__table__
-        columns = (concept_table.c.seq, concept_table.c.key, concept_table.c.kind, concept_table.c.df)
-        for chunk in _chunks(sorted(kinds)):
-            query = select(*columns).where(concept_table.c.key.in_(chunk))
-            for seq, key, kind, df in session.connection().execute(query):
-                known[key] = ConceptRecord(seq, key, kind, df)
-        missing = [key for key in kinds if key not in known]
-        if missing:
-            created = session.connection().execute(
-                insert(ConceptRow.__table__).returning(ConceptRow.__table__.c.seq, ConceptRow.__table__.c.key),
-                [{"key": key, "kind": kinds[key], "df": 0, "aliases": []} for key in missing],
-            ).all()
-            for seq, key in created:
-                known[key] = ConceptRecord(seq, key, kinds[key], 0)
-        if not df_increment:  # no concept in any draft ("!!!"): an empty executemany is an error
-            return {}
-        _executemany(session, "UPDATE concept SET df = df + {p} WHERE seq = {p}",
-                     [(inc, known[key].seq) for key, inc in df_increment.items()])
-        return {key: ConceptRecord(rec.seq, key, rec.kind, rec.df + df_increment[key]) for key, rec in known.items()}
-
-    def _insert_mentions(self, session: Session, drafts: Sequence[MemoryDraft], seq_of: dict[str, int],
-                         concepts: dict[str, ConceptRecord], batch: StoredBatch) -> None:
-        rows = []
-        for draft in drafts:
-            memory_seq = seq_of[draft.row["id"]]
-            for key, _, weight, count in draft.mentions:
-                rows.append((memory_seq, concepts[key].seq, weight, count))
-        batch.mentions = [row[:3] for row in rows]
-        if rows:
-            _executemany(session, "INSERT INTO mention (memory_seq, concept_seq, weight, count) "
-                                  "VALUES ({p}, {p}, {p}, {p})", rows)
-
-    def _add_cooccurrences(self, session: Session, drafts: Sequence[MemoryDraft],
-                           concepts: dict[str, ConceptRecord], batch: StoredBatch) -> None:
-        increments: dict[tuple[int, int], int] = {}
-        for draft in drafts:
-            for key_a, key_b, count in draft.cooccurrences:
-                a, b = sorted((concepts[key_a].seq, concepts[key_b].seq))
-                increments[(a, b)] = increments.get((a, b), 0) + count
-        if not increments:
-            return
-        edge_table = ConceptEdgeRow.__table__
-        dialect_insert = sqlite.insert if session.get_bind().dialect.name == "sqlite" else postgresql.insert
-        statement = dialect_insert(edge_table)
-        statement = statement.on_conflict_do_update(
-            index_elements=["a_seq", "b_seq"], set_={"count": edge_table.c.count + statement.excluded.count}
-        ).returning(edge_table.c.a_seq, edge_table.c.b_seq, edge_table.c.count)
-        # RETURNING gives each pair's count after the upsert, so the count before is after minus the
-        # increment: no read of the edge table (selecting every edge of a hub concept fetched 1.5M rows
-        # per 500 observations at 100k memories).
-        after = session.connection().execute(
-            statement, [{"a_seq": a, "b_seq": b, "count": n} for (a, b), n in increments.items()]).all()
-        batch.edge_counts = [(a, b, total - increments[(a, b)], total) for a, b, total in after]
+    @contextmanager
+    def write_transaction(self) -> Iterator[Session]:
+        """Like :meth:`transaction`, but holding the store's write lock from the first statement
+        (SQLite ``BEGIN IMMEDIATE``; PostgreSQL waits at most :data:`WRITE_WAIT_S` for row locks)."""
+        with Session(self.engine) as session, _failures_explained(session):
+            connection = session.connection(execution_options={WRITE_OPTION: True})
+            if connection.dialect.name == "postgresql":
+                connection.exec_driver_sql(f"SET LOCAL lock_timeout = '{WRITE_WAIT_S}s'")
+            yield session
+            session.commit()
 
     # -- reads ----------------------------------------------------------------------------------
     def memories_by_id(self, ids: Iterable[str]) -> dict[str, Memory]:
@@ -256,6 +150,144 @@ class Repository:
                 "relations": session.exec(select(func.count()).select_from(RelationRow)).one(),
                 "sessions": session.exec(select(func.count()).select_from(SessionRow)).one(),
             }
+
+
+def insert_memories(session: Session, drafts: Sequence[MemoryDraft]) -> StoredBatch:
+    """Insert drafts in the caller's transaction; the same normalized content in the same project is a
+    duplicate (its existing id is reported, nothing is written for it)."""
+    batch = StoredBatch()
+    fresh = _split_duplicates(session, drafts, batch)
+    if not fresh:
+        return batch
+    # Core inserts on the connection: the ORM bulk path spent most of an import in per-row
+    # bookkeeping we do not need (profiled: 7 s of 16 s of repository time per 2,500 rows).
+    inserted = session.connection().execute(
+        insert(MemoryRow.__table__).returning(MemoryRow.__table__.c.seq, MemoryRow.__table__.c.id),
+        [draft.row for draft in fresh],
+    ).all()
+    seq_of = {memory_id: seq for seq, memory_id in inserted}
+    concepts = _upsert_concepts(session, fresh)
+    batch.concepts = concepts
+    _insert_mentions(session, fresh, seq_of, concepts, batch)
+    _add_cooccurrences(session, fresh, concepts, batch)
+    # The inserted values are the drafts' own: build the core values from them, no read-back.
+    # (a namespace, not a MemoryRow: model construction cost 0.3 ms a row on a bulk import).
+    batch.memories = sorted((seq_of[d.row["id"]], memory_from_row(SimpleNamespace(**d.row))) for d in fresh)
+    return batch
+
+
+def _split_duplicates(session: Session, drafts: Sequence[MemoryDraft],
+                      batch: StoredBatch) -> list[MemoryDraft]:
+    keys = {(d.row["project_key"], d.row["content_hash"]) for d in drafts}
+    existing: dict[tuple[str, str], str] = {}
+    hashes = sorted({h for _, h in keys})
+    for chunk in _chunks(hashes):
+        query = select(MemoryRow.project_key, MemoryRow.content_hash, MemoryRow.id).where(
+            col(MemoryRow.content_hash).in_(chunk))
+        for project_key, content_hash, memory_id in session.exec(query):
+            existing[(project_key, content_hash)] = memory_id
+    fresh = []
+    for draft in drafts:
+        key = (draft.row["project_key"], draft.row["content_hash"])
+        if key in existing:
+            batch.outcomes.append((existing[key], True))
+        else:
+            existing[key] = draft.row["id"]
+            batch.outcomes.append((draft.row["id"], False))
+            fresh.append(draft)
+    return fresh
+
+
+def _upsert_concepts(session: Session, drafts: Sequence[MemoryDraft]) -> dict[str, ConceptRecord]:
+    kinds: dict[str, str] = {}
+    df_increment: dict[str, int] = {}
+    for draft in drafts:
+        for key, kind, _, _ in draft.mentions:
+            kinds.setdefault(key, kind)
+            df_increment[key] = df_increment.get(key, 0) + 1
+    known: dict[str, ConceptRecord] = {}
+    concept_table = ConceptRow.__table__
+    columns = (concept_table.c.seq, concept_table.c.key, concept_table.c.kind, concept_table.c.df)
+    for chunk in _chunks(sorted(kinds)):
+        query = select(*columns).where(concept_table.c.key.in_(chunk))
+        for seq, key, kind, df in session.connection().execute(query):
+            known[key] = ConceptRecord(seq, key, kind, df)
+    missing = [key for key in kinds if key not in known]
+    if missing:
+        created = session.connection().execute(
+            insert(ConceptRow.__table__).returning(ConceptRow.__table__.c.seq, ConceptRow.__table__.c.key),
+            [{"key": key, "kind": kinds[key], "df": 0, "aliases": []} for key in missing],
+        ).all()
+        for seq, key in created:
+            known[key] = ConceptRecord(seq, key, kinds[key], 0)
+    if not df_increment:  # no concept in any draft ("!!!"): an empty executemany is an error
+        return {}
+    _executemany(session, "UPDATE concept SET df = df + {p} WHERE seq = {p}",
+                 [(inc, known[key].seq) for key, inc in df_increment.items()])
+    return {key: ConceptRecord(rec.seq, key, rec.kind, rec.df + df_increment[key]) for key, rec in known.items()}
+
+
+def _insert_mentions(session: Session, drafts: Sequence[MemoryDraft], seq_of: dict[str, int],
+                     concepts: dict[str, ConceptRecord], batch: StoredBatch) -> None:
+    rows = []
+    for draft in drafts:
+        memory_seq = seq_of[draft.row["id"]]
+        for key, _, weight, count in draft.mentions:
+            rows.append((memory_seq, concepts[key].seq, weight, count))
+    batch.mentions = [row[:3] for row in rows]
+    if rows:
+        _executemany(session, "INSERT INTO mention (memory_seq, concept_seq, weight, count) "
+                              "VALUES ({p}, {p}, {p}, {p})", rows)
+
+
+def _add_cooccurrences(session: Session, drafts: Sequence[MemoryDraft],
+                       concepts: dict[str, ConceptRecord], batch: StoredBatch) -> None:
+    increments: dict[tuple[int, int], int] = {}
+    for draft in drafts:
+        for key_a, key_b, count in draft.cooccurrences:
+            a, b = sorted((concepts[key_a].seq, concepts[key_b].seq))
+            increments[(a, b)] = increments.get((a, b), 0) + count
+    if not increments:
+        return
+    edge_table = ConceptEdgeRow.__table__
+    dialect_insert = sqlite.insert if session.get_bind().dialect.name == "sqlite" else postgresql.insert
+    statement = dialect_insert(edge_table)
+    statement = statement.on_conflict_do_update(
+        index_elements=["a_seq", "b_seq"], set_={"count": edge_table.c.count + statement.excluded.count}
+    ).returning(edge_table.c.a_seq, edge_table.c.b_seq, edge_table.c.count)
+    # RETURNING gives each pair's count after the upsert, so the count before is after minus the
+    # increment: no read of the edge table (selecting every edge of a hub concept fetched 1.5M rows
+    # per 500 observations at 100k memories).
+    after = session.connection().execute(
+        statement, [{"a_seq": a, "b_seq": b, "count": n} for (a, b), n in increments.items()]).all()
+    batch.edge_counts = [(a, b, total - increments[(a, b)], total) for a, b, total in after]
+
+
+@contextmanager
+def _failures_explained(session: Session) -> Iterator[None]:
+    try:
+        yield
+    except OperationalError as error:
+        session.rollback()
+        if _is_lock_timeout(error):
+            raise StorageError(f"the store is busy: another process held its write lock for more than "
+                               f"{WRITE_WAIT_S} s; nothing was written, try again") from error
+        raise StorageError(_database_error(error)) from error
+    except SQLAlchemyError as error:
+        session.rollback()
+        raise StorageError(_database_error(error)) from error
+    except BaseException:
+        session.rollback()
+        raise
+
+
+def _is_lock_timeout(error: OperationalError) -> bool:
+    message = str(error.orig).lower()
+    return "database is locked" in message or "lock timeout" in message or "locknotavailable" in message
+
+
+def _database_error(error: SQLAlchemyError) -> str:
+    return f"database error, nothing was written: {error.__class__.__name__}: {str(error).splitlines()[0]}"
 
 
 def _executemany(session: Session, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:

@@ -1,6 +1,6 @@
 """Sessions, saved prompts, and what a session start shows: recent memories, pending conflicts, skills.
 
-Each public method is one transaction. Times are epoch milliseconds, as in every table.
+Functions over the caller's session. Times are epoch milliseconds, as in every table.
 """
 
 from __future__ import annotations
@@ -10,17 +10,30 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import inspect, text
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from graphmem.core.values import Memory, Relation
-from graphmem.errors import NotFound, StorageError
+from graphmem.errors import NotFound
 from graphmem.store.convert import memory_from_row, relation_from_row
 from graphmem.store.repository import _chunks
 from graphmem.store.tables import MemoryRow, PromptRow, RelationRow, SessionRow
 
-__all__ = ["PromptRecord", "SessionRecord", "SessionRepository"]
+__all__ = [
+    "PromptRecord",
+    "SessionRecord",
+    "active_skills",
+    "add_prompt",
+    "create_session",
+    "end_session",
+    "get_session",
+    "live_session",
+    "pending_conflicts",
+    "prompts_for",
+    "recent_memories",
+    "recent_sessions",
+    "session_memories",
+    "touch_session",
+]
 
 _SKILL_FIELDS = ("id", "name", "description", "status", "version", "domain", "project")
 
@@ -45,132 +58,122 @@ class PromptRecord:
     created_at: int
 
 
-class SessionRepository:
-    """Reads and writes of sessions and prompts over one engine."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-
-    def live_session(self, project: str | None, client: str | None, now_ms: int, *,
-                     any_client: bool) -> SessionRecord | None:
-        """The most recently active open session of ``project`` (and ``client``), idle for less than
-        its timeout."""
-        query = select(SessionRow).where(col(SessionRow.ended_at).is_(None),
-                                         _same(SessionRow.project, project))
-        if not any_client:
-            query = query.where(_same(SessionRow.client, client))
-        with Session(self.engine) as session:
-            for row in session.exec(query.order_by(col(SessionRow.last_activity_at).desc())):
-                if now_ms - row.last_activity_at < row.timeout_s * 1000:
-                    return _session(row)
-        return None
-
-    def create_session(self, record: SessionRecord) -> SessionRecord:
-        with Session(self.engine) as session:
-            session.add(SessionRow(**_fields(record)))
-            _commit(session)
-        return record
-
-    def touch_session(self, session_id: str, now_ms: int) -> None:
-        with Session(self.engine) as session:
-            row = session.get(SessionRow, session_id)
-            if row is not None and row.last_activity_at < now_ms:
-                row.last_activity_at = now_ms
-                session.add(row)
-                _commit(session)
-
-    def end_session(self, session_id: str, now_ms: int) -> SessionRecord:
-        with Session(self.engine) as session:
-            row = session.get(SessionRow, session_id)
-            if row is None:
-                raise NotFound("session id", session_id)
-            if row.ended_at is None:
-                row.ended_at = now_ms
-                session.add(row)
-                _commit(session)
-                session.refresh(row)
+def live_session(session: Session, project: str | None, client: str | None, now_ms: int, *,
+                 any_client: bool) -> SessionRecord | None:
+    """The most recently active open session of ``project`` (and ``client``), idle for less than
+    its timeout."""
+    query = select(SessionRow).where(col(SessionRow.ended_at).is_(None),
+                                     _same(SessionRow.project, project))
+    if not any_client:
+        query = query.where(_same(SessionRow.client, client))
+    for row in session.exec(query.order_by(col(SessionRow.last_activity_at).desc())):
+        if now_ms - row.last_activity_at < row.timeout_s * 1000:
             return _session(row)
+    return None
 
-    def get_session(self, session_id: str) -> SessionRecord:
-        with Session(self.engine) as session:
-            row = session.get(SessionRow, session_id)
-            if row is None:
-                raise NotFound("session id", session_id)
-            return _session(row)
 
-    def recent_sessions(self, limit: int, project: str | None) -> list[SessionRecord]:
-        query = select(SessionRow)
-        if project is not None:
-            query = query.where(SessionRow.project == project)
-        query = query.order_by(col(SessionRow.started_at).desc(), col(SessionRow.id).desc()).limit(limit)
-        with Session(self.engine) as session:
-            return [_session(row) for row in session.exec(query)]
+def create_session(session: Session, record: SessionRecord) -> SessionRecord:
+    session.add(SessionRow(**_fields(record)))
+    return record
 
-    def session_memories(self, session_ids: Sequence[str],
-                         per_session: int) -> dict[str, tuple[list[Memory], int]]:
-        """Each session's memories in creation order (at most ``per_session``) and their full count."""
-        found: dict[str, list[Memory]] = {sid: [] for sid in session_ids}
-        with Session(self.engine) as session:
-            for chunk in _chunks(list(session_ids)):
-                query = (select(MemoryRow).where(col(MemoryRow.session_id).in_(chunk))
-                         .order_by(col(MemoryRow.created_at), col(MemoryRow.seq)))
-                for row in session.exec(query):
-                    found[row.session_id or ""].append(memory_from_row(row))
-        return {sid: (memories[:per_session], len(memories)) for sid, memories in found.items()}
 
-    def add_prompt(self, record: PromptRecord) -> PromptRecord:
-        with Session(self.engine) as session:
-            session.add(PromptRow(**_fields(record)))
-            _commit(session)
-        return record
+def touch_session(session: Session, session_id: str, now_ms: int) -> None:
+    row = session.get(SessionRow, session_id)
+    if row is not None and row.last_activity_at < now_ms:
+        row.last_activity_at = now_ms
+        session.add(row)
 
-    def prompts_for(self, session_ids: Sequence[str]) -> dict[str, list[PromptRecord]]:
-        found: dict[str, list[PromptRecord]] = {sid: [] for sid in session_ids}
-        with Session(self.engine) as session:
-            for chunk in _chunks(list(session_ids)):
-                query = (select(PromptRow).where(col(PromptRow.session_id).in_(chunk))
-                         .order_by(col(PromptRow.created_at), col(PromptRow.id)))
-                for row in session.exec(query):
-                    found[row.session_id or ""].append(PromptRecord(**_fields(row, PromptRecord)))
-        return found
 
-    def recent_memories(self, project: str | None, limit: int, now_ms: int) -> list[Memory]:
-        """Current memories of ``project``, most recently created or used first."""
-        query = select(MemoryRow).where(col(MemoryRow.status).in_(["active", "promoted"]),
-                                        col(MemoryRow.superseded_by).is_(None),
-                                        col(MemoryRow.valid_to).is_(None)
-                                        | (col(MemoryRow.valid_to) > now_ms))
-        if project is not None:
-            query = query.where(MemoryRow.project == project)
-        query = query.order_by(col(MemoryRow.last_used_at).desc(), col(MemoryRow.seq).desc()).limit(limit)
-        with Session(self.engine) as session:
-            return [memory_from_row(row) for row in session.exec(query)]
+def end_session(session: Session, session_id: str, now_ms: int) -> SessionRecord:
+    row = session.get(SessionRow, session_id)
+    if row is None:
+        raise NotFound("session id", session_id)
+    if row.ended_at is None:
+        row.ended_at = now_ms
+        session.add(row)
+        session.flush()
+    return _session(row)
 
-    def pending_conflicts(self, types: Sequence[str], project: str | None, limit: int) -> list[Relation]:
-        """Pending (unjudged) relations of the conflict types, newest first; with ``project``, those
-        touching one of its memories."""
-        query = select(RelationRow).where(RelationRow.status == "pending",
-                                          col(RelationRow.type).in_(list(types)))
-        if project is not None:
-            ids = select(MemoryRow.id).where(MemoryRow.project == project)
-            query = query.where(col(RelationRow.source_id).in_(ids) | col(RelationRow.target_id).in_(ids))
-        query = query.order_by(col(RelationRow.created_at).desc(), col(RelationRow.id)).limit(limit)
-        with Session(self.engine) as session:
-            return [relation_from_row(row) for row in session.exec(query)]
 
-    def active_skills(self, limit: int) -> list[dict[str, Any]]:
-        """Rows of a ``skill`` table with status ``active``, if another module created one; else []."""
-        inspector = inspect(self.engine)
-        if not inspector.has_table("skill"):
-            return []
-        columns = {column["name"] for column in inspector.get_columns("skill")}
-        shown = [name for name in _SKILL_FIELDS if name in columns]
-        if "status" not in columns or not shown:
-            return []
-        # The column names come from _SKILL_FIELDS, never from input.
-        sql = text(f"SELECT {', '.join(shown)} FROM skill WHERE status = 'active' LIMIT :limit")
-        with self.engine.connect() as connection:
-            return [dict(zip(shown, row, strict=True)) for row in connection.execute(sql, {"limit": limit})]
+def get_session(session: Session, session_id: str) -> SessionRecord:
+    row = session.get(SessionRow, session_id)
+    if row is None:
+        raise NotFound("session id", session_id)
+    return _session(row)
+
+
+def recent_sessions(session: Session, limit: int, project: str | None) -> list[SessionRecord]:
+    query = select(SessionRow)
+    if project is not None:
+        query = query.where(SessionRow.project == project)
+    query = query.order_by(col(SessionRow.started_at).desc(), col(SessionRow.id).desc()).limit(limit)
+    return [_session(row) for row in session.exec(query)]
+
+
+def session_memories(session: Session, session_ids: Sequence[str],
+                     per_session: int) -> dict[str, tuple[list[Memory], int]]:
+    """Each session's memories in creation order (at most ``per_session``) and their full count."""
+    found: dict[str, list[Memory]] = {sid: [] for sid in session_ids}
+    for chunk in _chunks(list(session_ids)):
+        query = (select(MemoryRow).where(col(MemoryRow.session_id).in_(chunk))
+                 .order_by(col(MemoryRow.created_at), col(MemoryRow.seq)))
+        for row in session.exec(query):
+            found[row.session_id or ""].append(memory_from_row(row))
+    return {sid: (memories[:per_session], len(memories)) for sid, memories in found.items()}
+
+
+def add_prompt(session: Session, record: PromptRecord) -> PromptRecord:
+    session.add(PromptRow(**_fields(record)))
+    return record
+
+
+def prompts_for(session: Session, session_ids: Sequence[str]) -> dict[str, list[PromptRecord]]:
+    found: dict[str, list[PromptRecord]] = {sid: [] for sid in session_ids}
+    for chunk in _chunks(list(session_ids)):
+        query = (select(PromptRow).where(col(PromptRow.session_id).in_(chunk))
+                 .order_by(col(PromptRow.created_at), col(PromptRow.id)))
+        for row in session.exec(query):
+            found[row.session_id or ""].append(PromptRecord(**_fields(row, PromptRecord)))
+    return found
+
+
+def recent_memories(session: Session, project: str | None, limit: int, now_ms: int) -> list[Memory]:
+    """Current memories of ``project``, most recently created or used first."""
+    query = select(MemoryRow).where(col(MemoryRow.status).in_(["active", "promoted"]),
+                                    col(MemoryRow.superseded_by).is_(None),
+                                    col(MemoryRow.valid_to).is_(None)
+                                    | (col(MemoryRow.valid_to) > now_ms))
+    if project is not None:
+        query = query.where(MemoryRow.project == project)
+    query = query.order_by(col(MemoryRow.last_used_at).desc(), col(MemoryRow.seq).desc()).limit(limit)
+    return [memory_from_row(row) for row in session.exec(query)]
+
+
+def pending_conflicts(session: Session, types: Sequence[str], project: str | None,
+                      limit: int) -> list[Relation]:
+    """Pending (unjudged) relations of the conflict types, newest first; with ``project``, those
+    touching one of its memories."""
+    query = select(RelationRow).where(RelationRow.status == "pending",
+                                      col(RelationRow.type).in_(list(types)))
+    if project is not None:
+        ids = select(MemoryRow.id).where(MemoryRow.project == project)
+        query = query.where(col(RelationRow.source_id).in_(ids) | col(RelationRow.target_id).in_(ids))
+    query = query.order_by(col(RelationRow.created_at).desc(), col(RelationRow.id)).limit(limit)
+    return [relation_from_row(row) for row in session.exec(query)]
+
+
+def active_skills(session: Session, limit: int) -> list[dict[str, Any]]:
+    """Rows of a ``skill`` table with status ``active``, if another module created one; else []."""
+    inspector = inspect(session.connection())
+    if not inspector.has_table("skill"):
+        return []
+    columns = {column["name"] for column in inspector.get_columns("skill")}
+    shown = [name for name in _SKILL_FIELDS if name in columns]
+    if "status" not in columns or not shown:
+        return []
+    # The column names come from _SKILL_FIELDS, never from input.
+    sql = text(f"SELECT {', '.join(shown)} FROM skill WHERE status = 'active' LIMIT :limit")
+    return [dict(zip(shown, row, strict=True)) for row in session.connection().execute(sql, {"limit": limit})]
 
 
 def _same(column: Any, value: str | None) -> Any:
@@ -184,11 +187,3 @@ def _session(row: SessionRow) -> SessionRecord:
 def _fields(source: Any, target: type | None = None) -> dict[str, Any]:
     names = (target or type(source)).__dataclass_fields__
     return {name: getattr(source, name) for name in names}
-
-
-def _commit(session: Session) -> None:
-    try:
-        session.commit()
-    except SQLAlchemyError as error:
-        session.rollback()
-        raise StorageError(f"database error, nothing was written: {error.__class__.__name__}") from error

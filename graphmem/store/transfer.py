@@ -11,16 +11,15 @@ milliseconds, so the round trip is exact.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, text
+from sqlalchemy import func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
-from graphmem.errors import StorageError
 from graphmem.store.tables import (
     ConceptEdgeRow,
     ConceptRow,
@@ -32,7 +31,7 @@ from graphmem.store.tables import (
     SessionRow,
 )
 
-__all__ = ["FORMAT", "MEMORY_FIELDS", "export_records", "import_records"]
+__all__ = ["FORMAT", "MEMORY_FIELDS", "ImportedRows", "export_records", "import_records", "missing_memories"]
 
 FORMAT = "graphmem-jsonl"
 MEMORY_FIELDS = (
@@ -83,32 +82,43 @@ def export_records(engine: Engine, schema_version: int) -> Iterator[dict[str, An
             yield {"type": "fact", **{name: getattr(fact, name) for name in _FACT_FIELDS}}
 
 
-def import_records(engine: Engine, records: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """Merge validated records into the store in one transaction; returns counts of what was added."""
-    added = dict.fromkeys(("concepts", "memories", "concept_edges", "relations", "sessions", "prompts",
-                           "facts"), 0)
+@dataclass(slots=True)
+class ImportedRows:
+    """What an import chunk added: counts by record type, and the ids the projection must follow."""
+
+    added: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
+        ("concepts", "memories", "concept_edges", "relations", "sessions", "prompts", "facts"), 0))
+    memory_ids: list[str] = field(default_factory=list)
+    relation_ids: list[str] = field(default_factory=list)
+    fact_ids: list[str] = field(default_factory=list)
+
+
+def import_records(session: Session, records: Sequence[dict[str, Any]], imported: ImportedRows) -> None:
+    """Merge validated records into the store in the caller's transaction (one chunk of an import)."""
     by_type: dict[str, list[dict[str, Any]]] = {}
     for record in records:
         by_type.setdefault(record["type"], []).append(record)
     edges = by_type.get("concept_edge", [])
     relations = [{**r, "type": r["relation_type"]} for r in by_type.get("relation", [])]
-    with Session(engine) as session:
-        try:
-            concept_seq = _merge_concepts(session, by_type.get("concept", []),
-                                          [*by_type.get("memory", []), *_edge_mentions(edges)], added)
-            _merge_memories(session, by_type.get("memory", []), concept_seq, added)
-            _merge_edges(session, edges, concept_seq, added)
-            _insert_missing(session, RelationRow, relations, _RELATION_FIELDS, added, "relations")
-            _insert_missing(session, SessionRow, by_type.get("session", []), _SESSION_FIELDS, added, "sessions")
-            _insert_missing(session, PromptRow, by_type.get("prompt", []), _PROMPT_FIELDS, added, "prompts")
-            _insert_missing(session, FactRow, by_type.get("fact", []), _FACT_FIELDS, added, "facts")
-            _recount_df(session)
-            session.commit()
-        except SQLAlchemyError as error:  # e.g. a relation naming a memory in neither file nor store
-            session.rollback()
-            raise StorageError(f"import refused, nothing was written: {error.__class__.__name__}: "
-                               f"{(str(error).splitlines() or [''])[0]}") from error
-    return added
+    added = imported.added
+    concept_seq = _merge_concepts(session, by_type.get("concept", []),
+                                  [*by_type.get("memory", []), *_edge_mentions(edges)], added)
+    touched = _merge_memories(session, by_type.get("memory", []), concept_seq, imported)
+    _merge_edges(session, edges, concept_seq, added)
+    imported.relation_ids += _insert_missing(session, RelationRow, relations, _RELATION_FIELDS, added, "relations")
+    _insert_missing(session, SessionRow, by_type.get("session", []), _SESSION_FIELDS, added, "sessions")
+    _insert_missing(session, PromptRow, by_type.get("prompt", []), _PROMPT_FIELDS, added, "prompts")
+    imported.fact_ids += _insert_missing(session, FactRow, by_type.get("fact", []), _FACT_FIELDS, added, "facts")
+    _recount_df(session, touched)
+
+
+def missing_memories(session: Session, ids: Collection[str]) -> set[str]:
+    """Which of ``ids`` name no memory in the store."""
+    wanted = sorted(set(ids))
+    found: set[str] = set()
+    for start in range(0, len(wanted), 900):
+        found.update(session.exec(select(MemoryRow.id).where(col(MemoryRow.id).in_(wanted[start : start + 900]))))
+    return set(wanted) - found
 
 
 def _edge_mentions(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -134,7 +144,9 @@ def _merge_concepts(session: Session, concepts: list[dict[str, Any]], memories: 
 
 
 def _merge_memories(session: Session, memories: list[dict[str, Any]], concept_seq: dict[str, int],
-                    added: dict[str, int]) -> None:
+                    imported: ImportedRows) -> set[int]:
+    """Insert the memories the store lacks; return the concepts their mentions touch."""
+    touched: set[int] = set()
     existing_ids = set(session.exec(select(MemoryRow.id)))
     existing_hashes = set(session.exec(select(MemoryRow.project_key, MemoryRow.content_hash)))
     for record in memories:
@@ -147,10 +159,13 @@ def _merge_memories(session: Session, memories: list[dict[str, Any]], concept_se
         session.flush()
         for key, weight, count in record.get("mentions") or []:
             session.add(MentionRow(memory_seq=row.seq or 0, concept_seq=concept_seq[key], weight=weight, count=count))
+            touched.add(concept_seq[key])
         existing_ids.add(record["id"])
         existing_hashes.add((project_key, record["content_hash"]))
-        added["memories"] += 1
+        imported.added["memories"] += 1
+        imported.memory_ids.append(record["id"])
     session.flush()
+    return touched
 
 
 def _merge_edges(session: Session, edges: list[dict[str, Any]], concept_seq: dict[str, int],
@@ -172,14 +187,19 @@ def _merge_edges(session: Session, edges: list[dict[str, Any]], concept_seq: dic
 
 
 def _insert_missing(session: Session, table: Any, records: list[dict[str, Any]], fields: tuple[str, ...],
-                    added: dict[str, int], counter: str) -> None:
+                    added: dict[str, int], counter: str) -> list[str]:
+    if not records:
+        return []
     existing = set(session.exec(select(table.id)))
+    inserted = []
     for record in records:
         if record["id"] not in existing:
             session.add(table(**_with_defaults(record, fields)))
             existing.add(record["id"])
-            added[counter] += 1
+            inserted.append(record["id"])
+    added[counter] += len(inserted)
     session.flush()
+    return inserted
 
 
 def _with_defaults(record: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
@@ -192,5 +212,10 @@ def _with_defaults(record: dict[str, Any], fields: tuple[str, ...]) -> dict[str,
     return values
 
 
-def _recount_df(session: Session) -> None:
-    session.execute(text("UPDATE concept SET df = (SELECT count(*) FROM mention WHERE concept_seq = concept.seq)"))
+def _recount_df(session: Session, concepts: set[int]) -> None:
+    ordered = sorted(concepts)
+    for start in range(0, len(ordered), 900):
+        session.execute(update(ConceptRow.__table__).where(
+            ConceptRow.__table__.c.seq.in_(ordered[start : start + 900])).values(df=select(func.count()).select_from(
+                MentionRow.__table__).where(MentionRow.__table__.c.concept_seq == ConceptRow.__table__.c.seq)
+            .scalar_subquery()))

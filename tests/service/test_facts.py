@@ -11,11 +11,11 @@ from graphmem.errors import ConflictError, InvalidInput, NotFound
 
 
 def objects_at(service: MemoryService, instant: str) -> list[str]:
-    return [fact.object for fact in service.relations.facts.at(instant, subject="Alice").facts]
+    return [fact.object for fact in service.facts.at(instant, subject="Alice").facts]
 
 
 def test_a_replaced_fact_queried_at_three_instants(service):
-    facts = service.relations.facts
+    facts = service.facts
     acme = facts.add("Alice", "works at", "ACME Corp", valid_from="2024-01-01T00:00:00Z").fact
     replaced = facts.add("alice", "Works at", "Globex", valid_from="2024-06-01T00:00:00Z")
     assert [f.id for f in replaced.closed] == [acme.id]
@@ -29,7 +29,7 @@ def test_a_replaced_fact_queried_at_three_instants(service):
 
 
 def test_invalidation_takes_a_time_and_refuses_impossible_ones(service):
-    facts = service.relations.facts
+    facts = service.facts
     fact = facts.add("alice", "lives in", "Zürich", valid_from="2024-01-01T00:00:00Z").fact
     with pytest.raises(InvalidInput, match="before the fact began"):
         facts.invalidate(fact.id, at="2023-01-01T00:00:00Z")
@@ -44,7 +44,7 @@ def test_invalidation_takes_a_time_and_refuses_impossible_ones(service):
 
 
 def test_a_repeated_fact_is_a_duplicate_and_a_back_dated_one_fits_before_the_current(service):
-    facts = service.relations.facts
+    facts = service.facts
     current = facts.add("payments api", "owned by", "team blue", valid_from="2024-06-01T00:00:00Z").fact
     assert facts.add("Payments API", "owned by", "Team Blue").duplicate
     earlier = facts.add("payments api", "owned by", "team red", valid_from="2024-01-01T00:00:00Z").fact
@@ -57,7 +57,7 @@ def test_a_repeated_fact_is_a_duplicate_and_a_back_dated_one_fits_before_the_cur
 def test_subjects_and_objects_are_concept_nodes_that_activation_flows_through(service):
     billing = service.store("Globex runs the billing cluster on bare metal").id
     assert service.associate("alice").memories == ()
-    service.relations.facts.add("Alice", "works at", "Globex")
+    service.facts.add("Alice", "works at", "Globex")
     assert {"alice", "globex"} <= service.projection.concept_nodes.keys()
     assert [m.id for m in service.associate("alice").memories] == [billing]
     reloaded = MemoryService(service.settings, extractor=service.extractor)  # rows alone rebuild the edge
@@ -66,7 +66,7 @@ def test_subjects_and_objects_are_concept_nodes_that_activation_flows_through(se
 
 
 def test_bad_fact_input_is_refused_and_nothing_is_written(service):
-    facts = service.relations.facts
+    facts = service.facts
     with pytest.raises(InvalidInput, match="subject"):
         facts.add("  ", "works at", "acme")
     with pytest.raises(InvalidInput, match="only punctuation"):
@@ -78,16 +78,16 @@ def test_bad_fact_input_is_refused_and_nothing_is_written(service):
 
 
 def test_facts_survive_export_and_import_unchanged(service, tmp_path, extractor):
-    service.relations.facts.add("alice", "works at", "acme", valid_from="2024-01-01T00:00:00Z",
+    service.facts.add("alice", "works at", "acme", valid_from="2024-01-01T00:00:00Z",
                                 reason="hired")
-    service.relations.facts.add("alice", "works at", "globex", valid_from="2024-06-01T00:00:00Z")
+    service.facts.add("alice", "works at", "globex", valid_from="2024-06-01T00:00:00Z")
     exported = io.StringIO()
     service.export_jsonl(exported)
     other = MemoryService(service.settings.model_copy(update={"db": str(tmp_path / "copy.db")}),
                           extractor=extractor)
     report = other.import_jsonl(exported.getvalue().splitlines())
     assert report.added["facts"] == 2
-    assert other.relations.facts.timeline("alice") == service.relations.facts.timeline("alice")
+    assert other.facts.timeline("alice") == service.facts.timeline("alice")
     again = io.StringIO()
     other.export_jsonl(again)
     assert again.getvalue() == exported.getvalue()

@@ -197,7 +197,7 @@ def test_review_accepts_iso_and_epoch_dates_and_lists_overdue_memories_with_days
     iso = service.store(WEBHOOK, review_after=three_days_ago).id
     epoch = service.store(ORDERS, review_after=now - DAY_MS).id
     service.store("Deploy with kubectl rollout", review_after=now + 5 * DAY_MS)
-    service.lifecycle.now_ms = lambda: now
+    service.clock.now_ms = lambda: now
     queue = service.lifecycle.review_queue()
     assert [(item.id, item.days_overdue) for item in queue.items] == [(iso, 3.0), (epoch, 1.0)]
     assert queue.total == 2
@@ -208,7 +208,7 @@ def test_review_accepts_iso_and_epoch_dates_and_lists_overdue_memories_with_days
 def test_mark_reviewed_clears_or_reschedules_with_a_growing_interval(service):
     now = service.lifecycle.now_ms()
     memory = service.store(WEBHOOK, review_after=now - DAY_MS).id
-    service.lifecycle.now_ms = lambda: now
+    service.clock.now_ms = lambda: now
     intervals = []
     for _ in range(3):
         item = service.lifecycle.mark_reviewed(memory, reschedule=True).items[0]
@@ -370,13 +370,13 @@ def test_metrics_persist_across_restarts_and_reset(settings, extractor):
 def test_saved_prompts_survive_an_export_import_round_trip(service, tmp_path, extractor):
     service.store(WEBHOOK, project="payments")
     prompt = "Why do webhook handlers need idempotency keys?"
-    service.lifecycle.sessions.save_prompt(prompt, project="payments")
+    service.sessions.save_prompt(prompt, project="payments")
     stream = io.StringIO()
     service.export_jsonl(stream)
     target = make(tmp_path, extractor, "target.db")
     report = target.import_jsonl(stream.getvalue().splitlines())
     assert report.added["prompts"] == 1
-    prompts = target.lifecycle.sessions.timeline().timeline[0].prompts
+    prompts = target.sessions.timeline().timeline[0].prompts
     assert [p.content for p in prompts] == [prompt]
     again = io.StringIO()
     target.export_jsonl(again)

@@ -56,13 +56,13 @@ def _damage(connection, webhook: str) -> None:
 
 def test_a_healthy_store_has_no_findings(service):
     service.store(WEBHOOK)
-    service.relations.facts.add("alice", "works at", "acme")
-    report = service.relations.lint.run()
+    service.facts.add("alice", "works at", "acme")
+    report = service.lint.run()
     assert report.ok and report.findings == ()
 
 
 def test_lint_finds_every_kind_of_damage(damaged):
-    report = damaged.relations.lint.run()
+    report = damaged.lint.run()
     assert not report.ok and report.fixed == 0
     assert report.counts == {"projection_out_of_sync": report.counts["projection_out_of_sync"],
                              "orphan_concept": 1, "dangling_relation": 1, "unknown_relation_type": 1,
@@ -82,9 +82,9 @@ def test_lint_finds_every_kind_of_damage(damaged):
 
 
 def test_fix_repairs_the_safe_findings_and_leaves_the_rest_reported(damaged):
-    fixed = damaged.relations.lint.run(fix=True)
+    fixed = damaged.lint.run(fix=True)
     assert fixed.fixed == sum(f.fixable for f in fixed.findings) > 0
-    after = damaged.relations.lint.run()
+    after = damaged.lint.run()
     assert {f.check for f in after.findings} == {"unknown_relation_type", "memory_without_concepts"}
     assert not any(f.fixable for f in after.findings)
     with damaged.engine.connect() as connection:

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import event, text
 
 from graphmem import MemoryService, Settings
-from graphmem.errors import InvalidInput, NotFound, StorageError
+from graphmem.errors import InvalidInput, NotFound
 from graphmem.store.projection import CONCEPT, GraphProjection
 from tests.conftest import ORDERS, WEBHOOK
 
@@ -294,7 +294,7 @@ def test_a_relation_to_an_unknown_memory_fails_the_whole_import(service):
     dangling = json.dumps({"type": "relation", "id": "rel_x", "source_id": "mem_orders",
                            "target_id": "mem_gone", "relation_type": "supports", "status": "judged",
                            "created_at": 1})
-    with pytest.raises(StorageError, match="nothing was written"):
+    with pytest.raises(InvalidInput, match="nothing was written"):
         service.import_jsonl([orders, dangling])
     assert service.status()["memories"] == 1
     assert service.open(["mem_orders"]).not_found == ("mem_orders",)

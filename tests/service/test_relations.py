@@ -116,7 +116,7 @@ def test_topic_key_upsert_is_per_project_and_later_validity_wins(service):
     assert backdated.superseded == ()  # older than the current holder: it is the one replaced
     assert service.open([backdated.id]).memories[0].superseded_by == first.id
     assert service.resolve(["ops/deploys"])["ops/deploys"] != backdated.id  # the key names a current holder
-    history = service.relations.history.of("ops/deploys", project="web")
+    history = service.history.of("ops/deploys", project="web")
     assert history.current_ids == (first.id,)
     assert [(e.old_id, e.new_id) for e in history.events] == [(backdated.id, first.id)]
 
@@ -183,10 +183,10 @@ def test_the_scan_finds_a_contradiction_that_shares_few_words_and_never_repropos
     service.store("The Alembic env file reads the database URL from the environment")
     words = [set(service.open([i]).memories[0].content.casefold().split()) for i in (always, never)]
     assert len(words[0] & words[1]) <= 1  # KiroGraph's first-8-words FTS query could not pair these
-    scan = service.relations.conflicts.scan()
+    scan = service.conflicts.scan()
     assert [(c.kind, {c.a.id, c.b.id}) for c in scan.candidates] == [("polarity", {always, never})]
     assert "migration" in scan.candidates[0].shared_concepts and scan.candidates[0].newer_id == never
     proposed = service.relations.compare(always, never, scan.candidates[0].suggested_relation)
     service.relations.judge(proposed.relation.id, stronger=never)
-    assert service.relations.conflicts.scan().candidates == ()
-    assert service.relations.conflicts.scan().settled_pairs_skipped == 1
+    assert service.conflicts.scan().candidates == ()
+    assert service.conflicts.scan().settled_pairs_skipped == 1

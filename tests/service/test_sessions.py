@@ -18,7 +18,7 @@ HOUR_MS = 3_600_000
 def clock(service):
     """The lifecycle clock, stepped by hand."""
     now = [service.lifecycle.now_ms()]
-    service.lifecycle.now_ms = lambda: now[0]
+    service.clock.now_ms = lambda: now[0]
     return now
 
 
@@ -45,22 +45,22 @@ def test_an_explicit_session_id_is_kept_and_auto_sessions_can_be_turned_off(serv
 
 
 def test_start_reuses_the_live_session_of_the_project_and_client_and_respects_its_timeout(service, clock):
-    first = service.lifecycle.sessions.start("web", "ide", timeout_s=600)
+    first = service.sessions.start("web", "ide", timeout_s=600)
     assert not first.reused and first.session.timeout_s == 600 and first.session.open
     clock[0] += 5 * 60_000
-    again = service.lifecycle.sessions.start("web", "ide")
+    again = service.sessions.start("web", "ide")
     assert again.reused and again.session.id == first.session.id
-    assert service.lifecycle.sessions.start("web", "cli").session.id != first.session.id
+    assert service.sessions.start("web", "cli").session.id != first.session.id
     clock[0] += 11 * 60_000
-    assert service.lifecycle.sessions.start("web", "ide").session.id != first.session.id
-    forced = service.lifecycle.sessions.start("web", "ide", new=True)
+    assert service.sessions.start("web", "ide").session.id != first.session.id
+    forced = service.sessions.start("web", "ide", new=True)
     assert not forced.reused
     with pytest.raises(InvalidInput, match="timeout_s"):
-        service.lifecycle.sessions.start("web", timeout_s=5)
+        service.sessions.start("web", timeout_s=5)
 
 
 def test_a_memory_stored_during_an_explicit_session_joins_it(service):
-    started = service.lifecycle.sessions.start("web", "ide").session.id
+    started = service.sessions.start("web", "ide").session.id
     assert session_of(service, service.store(WEBHOOK, project="web").id) == started
 
 
@@ -73,7 +73,7 @@ def test_start_returns_recent_memories_due_reviews_and_open_conflicts(service, c
                            status="pending", reason="both claim the dedupe key", created_at=clock[0])
     with service.repository.transaction() as session:
         session.add(relation)
-    start = service.lifecycle.sessions.start("web")
+    start = service.sessions.start("web")
     assert {m.id for m in start.recent_memories} == {webhook, orders}
     assert [item.id for item in start.due_reviews] == [orders]
     assert [(c.relation_id, c.source_id, c.target_id) for c in start.open_conflicts] == [
@@ -86,45 +86,45 @@ def test_start_lists_active_skills_when_a_skill_table_exists(service):
         connection.execute(text("CREATE TABLE skill (id TEXT PRIMARY KEY, name TEXT, status TEXT)"))
         connection.execute(text("INSERT INTO skill VALUES ('skl_1', 'Deploy checklist', 'active'), "
                                 "('skl_2', 'Old checklist', 'deprecated')"))
-    skills = service.lifecycle.sessions.start("web").active_skills
+    skills = service.sessions.start("web").active_skills
     assert skills == ({"id": "skl_1", "name": "Deploy checklist", "status": "active"},)
 
 
 def test_save_prompt_and_the_timeline_show_sessions_newest_first_with_ids(service, clock):
     early = service.store(WEBHOOK, project="web").id
     prompt = "How do we dedupe webhooks? <private>token abc</private>"
-    service.lifecycle.sessions.save_prompt(prompt, project="web")
+    service.sessions.save_prompt(prompt, project="web")
     clock[0] += 3 * HOUR_MS
     late = service.store(ORDERS, project="web").id
-    timeline = service.lifecycle.sessions.timeline(project="web").timeline
+    timeline = service.sessions.timeline(project="web").timeline
     assert [[o.id for o in entry.observations] for entry in timeline] == [[late], [early]]
     assert [p.content for p in timeline[1].prompts] == ["How do we dedupe webhooks?"]
     assert timeline[1].prompts[0].id.startswith("prm_")
     assert timeline[1].session.id == session_of(service, early)
-    assert service.lifecycle.sessions.timeline(limit=1).timeline[0].session.id == session_of(service, late)
+    assert service.sessions.timeline(limit=1).timeline[0].session.id == session_of(service, late)
 
 
 def test_the_timeline_cuts_observations_per_session_but_reports_the_full_count(service):
     for n in range(4):
         service.store(f"{WEBHOOK} ({n})", project="web")
-    entry = service.lifecycle.sessions.timeline(per_session=2).timeline[0]
+    entry = service.sessions.timeline(per_session=2).timeline[0]
     assert len(entry.observations) == 2 and entry.observation_count == 4
 
 
 def test_end_closes_a_session_and_a_new_store_opens_another(service):
     memory = service.store(WEBHOOK, project="web").id
-    ended = service.lifecycle.sessions.end(project="web")
+    ended = service.sessions.end(project="web")
     assert ended.session.id == session_of(service, memory) and not ended.session.open
     assert session_of(service, service.store(ORDERS, project="web").id) != ended.session.id
     with pytest.raises(NotFound):
-        service.lifecycle.sessions.end(project="nowhere")
+        service.sessions.end(project="nowhere")
     with pytest.raises(NotFound):
-        service.lifecycle.sessions.timeline(session_id="ses_missing")
+        service.sessions.timeline(session_id="ses_missing")
 
 
 def test_save_prompt_refuses_empty_text_and_an_unknown_session(service):
     with pytest.raises(InvalidInput):
-        service.lifecycle.sessions.save_prompt("<private>only secret</private>")
+        service.sessions.save_prompt("<private>only secret</private>")
     with pytest.raises(NotFound):
-        service.lifecycle.sessions.save_prompt("hello", session_id="ses_missing")
+        service.sessions.save_prompt("hello", session_id="ses_missing")
     assert service.status()["sessions"] == 0

@@ -13,7 +13,7 @@ from sqlalchemy.exc import OperationalError
 
 from graphmem import MemoryService, Settings
 from graphmem.errors import InvalidInput, StorageError
-from graphmem.store.repository import Repository
+from graphmem.store import repository
 from tests.conftest import ORDERS, WEBHOOK
 from tests.strategies import content_spellings
 
@@ -106,7 +106,7 @@ def test_a_database_failure_midway_rolls_back_the_whole_insert(service, monkeypa
     def fail(*_args: object) -> None:  # runs after the memory, concept and mention rows are written
         raise OperationalError("INSERT INTO concept_edge", {}, Exception("disk I/O error"))
 
-    monkeypatch.setattr(Repository, "_add_cooccurrences", fail)
+    monkeypatch.setattr(repository, "_add_cooccurrences", fail)
     with pytest.raises(StorageError, match="nothing was written"):
         service.store_many([{"content": ORDERS}, {"content": "Redis holds the session storage"}])
     assert snapshot(service) == before

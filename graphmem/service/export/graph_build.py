@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -19,10 +19,8 @@ import numpy as np
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.values import Memory, Relation
 from graphmem.service.export.scope import ExportScope, NodeSelection, check_scope, select_nodes
+from graphmem.service.recall.engine import RecallEngine
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
-
-if TYPE_CHECKING:
-    from graphmem.service.memory_service import MemoryService
 
 __all__ = ["CONCEPT_PREFIX", "ExportGraph", "build_export_graph"]
 
@@ -52,18 +50,18 @@ class _Snapshot:
     edges: list[tuple[int, int, float]]
 
 
-def build_export_graph(service: MemoryService, scope: ExportScope) -> ExportGraph:
+def build_export_graph(recall: RecallEngine, scope: ExportScope) -> ExportGraph:
     """Build the export graph of ``scope`` (validated here; raises InvalidInput)."""
-    scope = check_scope(service, scope)
-    with service.projection.lock:
-        snapshot = _snapshot(service.projection, select_nodes(service, scope))
-    memories = service.repository.memories_by_seq(snapshot.memory_seqs.values())
+    scope = check_scope(recall, scope)
+    with recall.projection.lock:
+        snapshot = _snapshot(recall.projection, select_nodes(recall, scope))
+    memories = recall.repository.memories_by_seq(snapshot.memory_seqs.values())
     by_node = {node: memories[seq] for node, seq in snapshot.memory_seqs.items() if seq in memories}
-    relations = service.repository.relations_touching(m.id for m in by_node.values())
+    relations = recall.repository.relations_touching(m.id for m in by_node.values())
     graph = nx.MultiDiGraph(**scope.describe(), generator="graphmem")
     _add_nodes(graph, snapshot, by_node)
     ids = {node: _node_id(snapshot, node, by_node) for node in snapshot.selection.nodes.tolist()}
-    _add_edges(graph, snapshot, ids, relations, service.settings.activation.relation_weight)
+    _add_edges(graph, snapshot, ids, relations, recall.settings.activation.relation_weight)
     for node_id in graph.nodes:  # distinct neighbours, whatever the direction or number of edges
         neighbours = set(graph.successors(node_id)) | set(graph.predecessors(node_id))
         graph.nodes[node_id]["degree"] = len(neighbours)

@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from graphmem.core.values import STATUSES
+from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.validation import check_count, check_text, parse_instant
 from graphmem.store.convert import to_ms
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
-
-if TYPE_CHECKING:
-    from graphmem.service.memory_service import MemoryService
 
 __all__ = ["ExportScope", "NodeSelection", "select_nodes"]
 
@@ -65,9 +63,9 @@ class NodeSelection:
     truncated: bool
 
 
-def select_nodes(service: MemoryService, scope: ExportScope) -> NodeSelection:
+def select_nodes(recall: RecallEngine, scope: ExportScope) -> NodeSelection:
     """Pick the scope's nodes from the projection (call with ``projection.lock`` held)."""
-    projection = service.projection
+    projection = recall.projection
     now_ms = time.time_ns() // 1_000_000
     instant = parse_instant("as_of", scope.as_of)
     as_of_ms = None if instant is None else to_ms(instant)
@@ -79,12 +77,12 @@ def select_nodes(service: MemoryService, scope: ExportScope) -> NodeSelection:
         memories = np.flatnonzero(projection.visible(view, now_ms))
         nodes = np.union1d(memories, _concepts_of(projection, memories))
         return NodeSelection(nodes, {}, (), frozenset(), truncated=False)
-    return _activated(service, scope, VisibilityFilter(project=scope.project, as_of_ms=as_of_ms), now_ms)
+    return _activated(recall, scope, VisibilityFilter(project=scope.project, as_of_ms=as_of_ms), now_ms)
 
 
-def check_scope(service: MemoryService, scope: ExportScope) -> ExportScope:
+def check_scope(recall: RecallEngine, scope: ExportScope) -> ExportScope:
     """Validate a scope at the boundary (raises InvalidInput naming the bad field)."""
-    limits = service.settings.limits
+    limits = recall.settings.limits
     query = scope.query
     if query is not None:
         query = (check_text("query", query, limits.max_query_chars, required=True) or "").strip()
@@ -103,12 +101,12 @@ def _concepts_of(projection: GraphProjection, memories: np.ndarray) -> np.ndarra
     return neighbours[projection.col("node_type")[neighbours] == CONCEPT]
 
 
-def _activated(service: MemoryService, scope: ExportScope, view: VisibilityFilter,
+def _activated(recall: RecallEngine, scope: ExportScope, view: VisibilityFilter,
                now_ms: int) -> NodeSelection:
-    projection = service.projection
+    projection = recall.projection
     # The same call memory_associate makes (recall mode: depth = max_results), so the export holds
     # exactly the memories the tool returns for this query.
-    activation = service.recall.activate(scope.query or "", view, now_ms, scope.max_results)
+    activation = recall.activate(scope.query or "", view, now_ms, scope.max_results)
     ranked = tuple(node for node, _ in activation.ranked[: scope.max_results])
     seeds = frozenset(projection.concept_nodes[seed.name] for seed in activation.seeds)
     visible = projection.visible(view, now_ms)

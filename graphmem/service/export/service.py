@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from graphmem.errors import InvalidInput
 from graphmem.service.export import writers
@@ -18,11 +18,11 @@ from graphmem.service.export.scope import ExportScope
 from graphmem.service.export.stats import GraphStats, graph_stats
 from graphmem.service.export.transfer import ImportReport
 from graphmem.service.memories.drafts import build_drafts
+from graphmem.service.recall.engine import RecallEngine
+from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_choice, check_count
+from graphmem.store.changes import RELATIONS
 from graphmem.store.linked_writes import add_memories_linked
-
-if TYPE_CHECKING:
-    from graphmem.service.memory_service import MemoryService
 
 __all__ = ["GRAPH_FORMATS", "ExportService", "GraphPage"]
 
@@ -52,15 +52,17 @@ class GraphPage:
 
 
 class ExportService:
-    """Exports of one :class:`MemoryService`'s graph."""
+    """Exports of the store's graph."""
 
-    def __init__(self, memory: MemoryService) -> None:
-        self.memory = memory
+    def __init__(self, uow: UnitOfWork, recall: RecallEngine) -> None:
+        self.uow = uow
+        self.recall = recall
         self._stats: tuple[tuple[Any, ...], GraphStats] | None = None
 
     def graph(self, scope: ExportScope | None = None) -> ExportGraph:
         """The export graph of ``scope`` (default: the whole graph)."""
-        return build_export_graph(self.memory, scope or ExportScope())
+        self.uow.fresh()
+        return build_export_graph(self.recall, scope or ExportScope())
 
     def write(self, fmt: str, stream: TextIO, scope: ExportScope | None = None) -> ExportGraph:
         """Write ``scope`` as ``fmt`` (any of GRAPH_FORMATS but csv) to a text stream."""
@@ -106,7 +108,7 @@ class ExportService:
         Cached until the graph changes: memory_status calls this, and Louvain takes about a second on
         a few thousand nodes while the signature (size and total weight of the CSR) takes microseconds.
         """
-        projection = self.memory.projection
+        projection = self.uow.fresh()
         with projection.lock:
             adjacency = projection.graph.adjacency()
             signature = (id(projection), adjacency.shape[0], adjacency.nnz, float(adjacency.data.sum()))
@@ -116,15 +118,14 @@ class ExportService:
 
     def import_memory_file(self, records: Sequence[NumberedRecord]) -> ImportReport:
         """Import the MCP reference server's entities and relations in one transaction."""
-        memory = self.memory
-        plan = plan_memory_file(records, memory.settings.limits)
-        drafts = build_drafts(memory.extractor, plan.observations)
-        with memory._write_lock:  # the service's one writer lock: the projection follows in order
+        plan = plan_memory_file(records, self.uow.settings.limits)
+        drafts = build_drafts(self.uow.extractor, plan.observations)
+        with self.uow.write() as write:
             now_ms = time.time_ns() // 1_000_000
-            batch, relations = add_memories_linked(memory.repository, drafts, plan.links, now_ms)
-            memory.projection.apply_batch(batch)
-            for relation in relations:
-                memory.projection.apply_relation(relation)
+            batch, relations = add_memories_linked(write.session, drafts, plan.links, now_ms)
+            write.inserted(batch)
+            write.changed(RELATIONS, [relation.id for relation in relations])
+            write.then(lambda projection: projection.apply_relations(relations))
         fresh = sum(1 for _, duplicate in batch.outcomes if not duplicate)
         return ImportReport(format=SOURCE, added={"memories": fresh, "relations": len(relations),
                                                   "entities": plan.entities},

@@ -12,10 +12,13 @@ import networkx as nx
 from graphmem.errors import InvalidInput
 from graphmem.service.export.memory_file import is_memory_file_record, memory_file_problem
 from graphmem.service.export.record_checks import record_problem
+from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.store import transfer
+from graphmem.store.changes import FACTS, MEMORIES, RELATIONS
 from graphmem.store.tables import SCHEMA_VERSION
 
-__all__ = ["ImportReport", "ParsedImport", "parse_import_lines", "write_jsonl", "write_node_link"]
+__all__ = ["ImportReport", "ParsedImport", "import_graph_records", "parse_import_lines", "write_jsonl",
+           "write_node_link"]
 
 _GRAPH_TYPES = {"header", "concept", "memory", "concept_edge", "relation", "session", "prompt", "fact"}
 _REQUIRED = {
@@ -110,3 +113,45 @@ def write_jsonl(engine: Any, stream: TextIO) -> int:
 def write_node_link(graph: nx.Graph, stream: TextIO) -> None:
     """networkx node-link JSON of a graph."""
     json.dump(nx.node_link_data(graph, edges="links"), stream, ensure_ascii=False, sort_keys=True, indent=1)
+
+
+# Records per write of a graph-format import: each chunk commits on its own so the store's write lock
+# is never held for long (the whole 100k-memory file in one transaction held it for over two minutes).
+_IMPORT_CHUNK = 500
+_TYPE_ORDER = ("concept", "memory", "concept_edge", "relation", "session", "prompt", "fact")
+
+
+def import_graph_records(uow: UnitOfWork, records: list[dict[str, Any]]) -> ImportReport:
+    """Merge graphmem's own export into the store, in chunks; the projection follows each chunk."""
+    _refuse_dangling_relations(uow, records)
+    imported = transfer.ImportedRows()
+    for chunk in _chunks_in_order(records):
+        with uow.write() as write:
+            before = (len(imported.memory_ids), len(imported.relation_ids), len(imported.fact_ids))
+            transfer.import_records(write.session, chunk, imported)
+            write.changed(MEMORIES, imported.memory_ids[before[0]:])
+            write.changed(RELATIONS, imported.relation_ids[before[1]:])
+            write.changed(FACTS, imported.fact_ids[before[2]:])
+    return ImportReport(format=transfer.FORMAT, added=imported.added)
+
+
+def _chunks_in_order(records: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Records grouped by type in dependency order (concepts before the memories that mention them,
+    memories before the relations that join them), then cut into chunks."""
+    ordered = sorted(records, key=lambda record: _TYPE_ORDER.index(record["type"]))
+    return [ordered[start : start + _IMPORT_CHUNK] for start in range(0, len(ordered), _IMPORT_CHUNK)]
+
+
+def _refuse_dangling_relations(uow: UnitOfWork, records: list[dict[str, Any]]) -> None:
+    # Checked before the first chunk commits: a relation to a memory in neither the file nor the store
+    # would otherwise fail a late chunk after earlier ones were written.
+    in_file = {record["id"] for record in records if record["type"] == "memory"}
+    ends = {end for record in records if record["type"] == "relation"
+            for end in (record["source_id"], record["target_id"])} - in_file
+    if not ends:
+        return
+    with uow.read() as session:
+        missing = transfer.missing_memories(session, ends)
+    if missing:
+        raise InvalidInput(f"import refused, nothing was written: relations name memories in neither the file "
+                           f"nor the store: {', '.join(sorted(missing)[:10])}")

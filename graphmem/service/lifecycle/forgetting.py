@@ -19,6 +19,7 @@ from graphmem.errors import InvalidInput
 from graphmem.service.lifecycle.decay_scores import MS_PER_HOUR
 from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
 from graphmem.service.validation import check_choice, check_count, check_kind, check_range, check_strings
+from graphmem.store import lifecycle_store
 from graphmem.store.convert import from_ms
 from graphmem.store.lifecycle_store import LifeRow
 
@@ -38,7 +39,7 @@ def gc(lifecycle: LifecycleService, *, dry_run: bool, mode: str, limit: int, pro
     threshold = (lifecycle.settings.decay.forget_threshold if threshold is None
                  else check_range("threshold", threshold, 0.0, 10.0))
     now = lifecycle.now_ms()
-    rows = lifecycle.repository.life_rows(_statuses(mode), project,
+    rows = lifecycle.life_rows(_statuses(mode), project,
                                           exclude_kinds=lifecycle.settings.lifecycle.protected_kinds)
     scores = _scores(lifecycle, rows, now)
     below = [i for i in range(len(rows)) if scores[i] < threshold]
@@ -63,7 +64,7 @@ def prune(lifecycle: LifecycleService, older_than: str, *, dry_run: bool, mode: 
     kinds = lifecycle.settings.lifecycle.protected_kinds if protect is None else _kinds(protect)
     now = lifecycle.now_ms()
     cutoff = now - int(hours * MS_PER_HOUR)
-    rows = lifecycle.repository.life_rows(_statuses(mode), project, exclude_kinds=kinds,
+    rows = lifecycle.life_rows(_statuses(mode), project, exclude_kinds=kinds,
                                           used_before_ms=cutoff)
     rows.sort(key=lambda row: (row.last_used_at, row.id))
     scores = _scores(lifecycle, rows, now)
@@ -95,16 +96,14 @@ def _scores(lifecycle: LifecycleService, rows: list[LifeRow], now: int) -> np.nd
 def _apply(lifecycle: LifecycleService, ids: list[str], mode: str, dry_run: bool) -> None:
     if dry_run or not ids:
         return
-    service = lifecycle.service
-    if mode == "archive":
-        with service._write_lock:
-            lifecycle._follow(lifecycle.repository.set_status(ids, "archived"))
-        return
-    with service._write_lock:
-        lifecycle.repository.delete_memories(ids)
-        # The projection only ever appends nodes, so a hard delete rebuilds it from the rows (a rare,
-        # explicit admin action; recall itself never reloads).
-        service._reload_projection()
+    with lifecycle.uow.write() as write:
+        if mode == "archive":
+            write.updated(lifecycle_store.set_status(write.session, ids, "archived"))
+            return
+        lifecycle_store.delete_memories(write.session, ids)
+        # The projection only ever appends nodes, so a hard delete rebuilds it from the rows, in this
+        # process and in every other (a rare, explicit admin action; recall itself never reloads).
+        write.rewrote("delete")
 
 
 def _verb(mode: str, dry_run: bool) -> str:

@@ -63,7 +63,7 @@ def promote(lifecycle: LifecycleService, ids: Sequence[str], *, dry_run: bool, f
 
 def _named(lifecycle: LifecycleService, ids: Sequence[str]) -> list[Memory]:
     wanted = lifecycle._resolve_many(ids)
-    found = lifecycle.repository.memories_by_id(wanted)
+    found = lifecycle.uow.repository.memories_by_id(wanted)
     return [found[memory_id] for memory_id in wanted]
 
 
@@ -71,11 +71,11 @@ def _candidates(lifecycle: LifecycleService, project: str | None, now: int) -> l
     """Active memories meeting every criterion, best score first (rows are scanned without content)."""
     criteria = criteria_of(lifecycle)
     ids = []
-    for row in lifecycle.repository.life_rows(("active",), project):
+    for row in lifecycle.life_rows(("active",), project):
         if row.use_count < criteria.min_uses:
             continue  # the cheap test first: most memories are never used five times
         ids.append(row.id)
-    found = lifecycle.repository.memories_by_id(ids)
+    found = lifecycle.uow.repository.memories_by_id(ids)
     qualified = [m for m in found.values() if not promotion_check(lifecycle, m, now)]
     return sorted(qualified, key=lambda m: (-memory_score(m, lifecycle.params, now), m.id))
 
@@ -114,7 +114,7 @@ def _apply(lifecycle: LifecycleService, memories: Sequence[Memory], paths: dict[
 
 def _concepts(lifecycle: LifecycleService, memory_id: str) -> list[str]:
     node = lifecycle.projection.memory_nodes.get(memory_id)
-    return [] if node is None else lifecycle.service.recall.concept_names(node)[:20]
+    return [] if node is None else lifecycle.recall.concept_names(node)[:20]
 
 
 def _item(lifecycle: LifecycleService, memory: Memory, now: int, verdict: Verdict, *, applied: bool,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem.service.lifecycle.decay_scores import MS_PER_DAY, describe
 from graphmem.service.lifecycle.results import LifecycleReport
 from graphmem.service.validation import check_count, parse_instant
+from graphmem.store import lifecycle_store
 from graphmem.store.convert import to_ms
 
 if TYPE_CHECKING:
@@ -24,7 +25,8 @@ def review_queue(lifecycle: LifecycleService, *, project: str | None, limit: int
     """Current memories whose review date has passed, most overdue first, with days overdue and ids."""
     limit = check_count("limit", limit, 1, 1_000)
     now = lifecycle.now_ms()
-    memories, total = lifecycle.repository.review_due(now, project, limit)
+    with lifecycle.uow.read() as session:
+        memories, total = lifecycle_store.review_due(session, now, project, limit)
     items = tuple(describe(m, lifecycle.params, now,
                            days_overdue=round((now - to_ms(m.review_after)) / MS_PER_DAY, 2))  # type: ignore[arg-type]
                   for m in memories)

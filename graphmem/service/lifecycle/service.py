@@ -1,91 +1,85 @@
 """``LifecycleService``: reinforcement, forgetting, correction with lineage, review, promotion, metrics.
 
-``MemoryService.lifecycle`` is the one entry point; sessions hang off it as ``lifecycle.sessions``.
-Every write is one transaction and is followed into the graph projection
-(``refresh_memory``/``apply_relation``/``apply_batch``), so recall sees it at once. Nothing is
+Every write goes through the unit of work (one transaction and a change-log entry; the projection
+follows after the commit), so recall, in this process and in every other, sees it at once. Nothing is
 hard-deleted unless the caller asks for ``mode="delete"``.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphmem.core.values import Memory
 from graphmem.errors import ConflictError, InvalidInput
 from graphmem.ids import new_id
+from graphmem.service.clock import Clock
 from graphmem.service.lifecycle import forgetting, promotion, review
 from graphmem.service.lifecycle import search_hooks as lifecycle_search
 from graphmem.service.lifecycle.decay_scores import decay_params, describe, memory_score
 from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
 from graphmem.service.memories.drafts import build_drafts, validate_observation
-from graphmem.service.metrics import MetricsRecorder, instrument
+from graphmem.service.memories.reads import resolve
+from graphmem.service.metrics import MetricsRecorder, measured
+from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.recall.results import SearchResult
-from graphmem.service.sessions.service import SessionService
+from graphmem.service.sessions.attach import attach_sessions
+from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_strings, check_text
+from graphmem.store import lifecycle_store
+from graphmem.store.changes import RELATIONS
 from graphmem.store.convert import to_ms
-from graphmem.store.lifecycle_store import LifecycleRepository
-from graphmem.store.metrics_store import MetricsRepository
+from graphmem.store.lifecycle_store import LifeRow
 from graphmem.store.projection import GraphProjection
-
-if TYPE_CHECKING:
-    from graphmem.service.memory_service import MemoryService
 
 __all__ = ["LifecycleService"]
 
-# The facade calls and lifecycle calls that metrics time (as "search", "lifecycle.gc", "session.start").
-_SERVICE_CALLS = ("store", "store_many", "search", "associate", "open", "graph", "status", "import_jsonl",
-                  "export_jsonl")
-_LIFECYCLE_CALLS = ("touch", "forget", "restore", "correct", "history", "gc", "prune", "review_queue",
-                    "mark_reviewed", "promote")
-_SESSION_CALLS = ("start", "end", "save_prompt", "timeline")
-
 
 class LifecycleService:
-    """Memory lifecycle use cases over the facade's store and projection."""
+    """Memory lifecycle use cases (reached as ``service.lifecycle``)."""
 
-    def __init__(self, service: MemoryService) -> None:
-        self.service = service
-        self.settings = service.settings
-        self.params = decay_params(service.settings.decay)
-        self.repository = LifecycleRepository(service.engine)
-        self.metrics = MetricsRecorder(MetricsRepository(service.engine),
-                                       service.settings.lifecycle.metrics_flush_s)
-        self.sessions = SessionService(self)
-        instrument(service, self.metrics, _SERVICE_CALLS)
-        instrument(self, self.metrics, _LIFECYCLE_CALLS, "lifecycle.")
-        instrument(self.sessions, self.metrics, _SESSION_CALLS, "session.")
+    def __init__(self, uow: UnitOfWork, clock: Clock, recall: RecallEngine, metrics: MetricsRecorder) -> None:
+        self.uow = uow
+        self.settings = uow.settings
+        self.params = decay_params(uow.settings.decay)
+        self.clock = clock
+        self.recall = recall
+        self.metrics = metrics
 
     @property
     def projection(self) -> GraphProjection:
-        return self.service.projection
+        return self.uow.projection
 
     def now_ms(self) -> int:
-        """The lifecycle clock (tests replace it to step through days)."""
-        return time.time_ns() // 1_000_000
+        """The lifecycle clock (the service's one :class:`Clock`)."""
+        return self.clock.now_ms()
 
-    def close(self) -> None:
-        """Write pending metrics before the engine closes."""
-        self.metrics.flush()
+    def life_rows(self, statuses: Sequence[str], project: str | None = None, *,
+                  exclude_kinds: Sequence[str] = (), used_before_ms: int | None = None) -> list[LifeRow]:
+        """The decay columns of the memories in ``statuses`` (see :func:`lifecycle_store.life_rows`)."""
+        with self.uow.read() as session:
+            return lifecycle_store.life_rows(session, statuses, project, exclude_kinds=exclude_kinds,
+                                             used_before_ms=used_before_ms)
 
     # -- reinforcement --------------------------------------------------------------------------
+    @measured("lifecycle.touch")
     def touch(self, ids: Sequence[str], *, boost: bool = False) -> LifecycleReport:
         """Reinforce: use_count + 1, last_used = now; ``boost`` adds strength_boost (capped)."""
         wanted = self._resolve_many(ids)
         now = self.now_ms()
         before = {m.id: round(memory_score(m, self.params, now), 6)
-                  for m in self.repository.memories_by_id(wanted).values()}
+                  for m in self.uow.repository.memories_by_id(wanted).values()}
         decay = self.settings.decay
-        with self.service._write_lock:
-            memories = self.repository.touch(wanted, now, decay.strength_boost if boost else 0.0,
+        with self.uow.write() as write:
+            memories = lifecycle_store.touch(write.session, wanted, now, decay.strength_boost if boost else 0.0,
                                              decay.max_strength)
-            self._follow(memories)
+            write.updated(memories)
         items = tuple(describe(m, self.params, now, reasons=(f"score before: {before[m.id]}",))
                       for m in memories)
         return LifecycleReport("touch", items, count=len(items), message=f"reinforced {len(items)} memories")
 
     # -- forgetting -----------------------------------------------------------------------------
+    @measured("lifecycle.forget")
     def forget(self, memory_id: str, *, superseded_by: str | None = None,
                reason: str | None = None) -> LifecycleReport:
         """Soft forget: status ``forgotten`` and valid_to = now, so ``as_of`` before now still shows it."""
@@ -104,6 +98,7 @@ class LifecycleService:
         message = f"forgot {memory.id}" + (f", superseded by {successor}" if successor else "")
         return LifecycleReport("forget", self._items(updated, now), count=1, message=message)
 
+    @measured("lifecycle.restore")
     def restore(self, memory_id: str) -> LifecycleReport:
         """Undo a forget or an archive: status ``active`` (and the validity a forget closed is reopened)."""
         memory = self._one(memory_id)
@@ -121,12 +116,14 @@ class LifecycleService:
         return LifecycleReport("restore", self._items(updated, self.now_ms()), count=1,
                                message=f"restored {memory.id}")
 
+    @measured("lifecycle.gc")
     def gc(self, *, dry_run: bool = True, mode: str = "archive", limit: int = 1000,
            project: str | None = None, threshold: float | None = None) -> LifecycleReport:
         """Archive (or delete) memories whose decay score fell below the forget threshold."""
         return forgetting.gc(self, dry_run=dry_run, mode=mode, limit=limit, project=project,
                              threshold=threshold)
 
+    @measured("lifecycle.prune")
     def prune(self, older_than: str = "90d", *, dry_run: bool = True, mode: str = "archive",
               protect: Sequence[str] | None = None, project: str | None = None,
               limit: int = 10_000) -> LifecycleReport:
@@ -135,6 +132,7 @@ class LifecycleService:
                                 project=project, limit=limit)
 
     # -- correction -----------------------------------------------------------------------------
+    @measured("lifecycle.correct")
     def correct(self, memory_id: str, content: str, *, kind: str | None = None,
                 tags: Sequence[str] | None = None, reason: str | None = None) -> LifecycleReport:
         """A new version linked to the original by a judged ``supersedes``; the original is closed,
@@ -146,40 +144,46 @@ class LifecycleService:
             topic_key=original.topic_key, tags=original.tags if tags is None else tags,
             entities=original.entities, source=original.source, context=original.context, meta=original.meta,
             parent_id=original.id)
-        observation = self.sessions.attach(observation)
-        draft = build_drafts(self.service.extractor, [observation])[0]
+        draft = build_drafts(self.uow.extractor, [observation])[0]
         now = self.now_ms()
         relation = {"id": new_id("rel"), "type": "supersedes", "confidence": 1.0, "status": "judged",
                     "reason": reason or "correction", "meta": {"via": "correct"}, "created_at": now,
                     "judged_at": now}
-        with self.service._write_lock:
-            batch, edge, closed = self.repository.insert_correction(draft, original.id, relation, now)
-            self.projection.apply_batch(batch)
-            self.projection.apply_relation(edge)
-            self.projection.refresh_memory(closed)
+        with self.uow.write() as write:
+            attach_sessions(write.session, [draft], self.settings.lifecycle, now)
+            batch, edge, closed = lifecycle_store.insert_correction(write.session, draft, original.id, relation, now)
+            write.inserted(batch)
+            write.changed(RELATIONS, [edge.id])
+            write.then(lambda projection: projection.apply_relation(edge))
+            write.updated([closed])
         created = batch.memories[0][1]
         return LifecycleReport("correct", self._items([closed, created], now), count=1, created_id=created.id,
                                relation_id=edge.id, message=f"{created.id} supersedes {original.id}")
 
+    @measured("lifecycle.history")
     def history(self, memory_id: str) -> LifecycleReport:
         """Every version of a memory (corrections, forgets with a successor), oldest first."""
         memory = self._one(memory_id)
         now = self.now_ms()
-        versions = self.repository.lineage(memory.id)
+        with self.uow.read() as session:
+            versions = lifecycle_store.lineage(session, memory.id)
         items = tuple(describe(v, self.params, now, content_chars=None, current=_is_current(v, now))
                       for v in versions)
         return LifecycleReport("history", items, count=len(items), message=f"{len(items)} versions")
 
     # -- review and promotion -------------------------------------------------------------------
+    @measured("lifecycle.review_queue")
     def review_queue(self, project: str | None = None, limit: int = 20) -> LifecycleReport:
         """Memories past their review_after date, most overdue first, with days overdue."""
         return review.review_queue(self, project=project, limit=limit)
 
+    @measured("lifecycle.mark_reviewed")
     def mark_reviewed(self, memory_id: str, *, reschedule: bool = False,
                       review_after: Any = None) -> LifecycleReport:
         """Clear the review date, or reschedule it with a growing interval (or to ``review_after``)."""
         return review.mark_reviewed(self, memory_id, reschedule=reschedule, review_after=review_after)
 
+    @measured("lifecycle.promote")
     def promote(self, ids: Sequence[str] = (), *, dry_run: bool = True, force: bool = False,
                 export: bool = False, folder: str | None = None, project: str | None = None,
                 limit: int = 100) -> LifecycleReport:
@@ -215,26 +219,21 @@ class LifecycleService:
     # -- helpers --------------------------------------------------------------------------------
     def _one(self, ref: str | None) -> Memory:
         text = check_text("memory id", ref, 300, required=True) or ""
-        memory_id = self.service.resolve([text])[text]
-        return self.repository.memories_by_id([memory_id])[memory_id]
+        memory_id = resolve(self.uow.repository, [text])[text]
+        return self.uow.repository.memories_by_id([memory_id])[memory_id]
 
     def _resolve_many(self, ids: Sequence[str]) -> list[str]:
         wanted = check_strings("ids", ids, self.settings.limits.max_open_ids, 300)
         if not wanted:
             raise InvalidInput("ids must name at least one memory")
-        resolved = self.service.resolve(wanted)
+        resolved = resolve(self.uow.repository, wanted)
         return list(dict.fromkeys(resolved[ref] for ref in wanted))
 
     def _update(self, changes: dict[str, dict[str, Any]], before_commit: Any = None) -> list[Memory]:
-        with self.service._write_lock:
-            updated = self.repository.update_memories(changes, before_commit)
-            self._follow(updated)
+        with self.uow.write() as write:
+            updated = lifecycle_store.update_memories(write.session, changes, before_commit)
+            write.updated(updated)
         return updated
-
-    def _follow(self, memories: Sequence[Memory]) -> None:
-        for memory in memories:
-            if memory.id in self.projection.memory_nodes:
-                self.projection.refresh_memory(memory)
 
     def _items(self, memories: Sequence[Memory], now: int, **extra: Any) -> tuple[LifecycleItem, ...]:
         return tuple(describe(m, self.params, now, **extra) for m in memories)

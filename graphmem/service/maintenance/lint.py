@@ -14,21 +14,19 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.values import STATUSES
-from graphmem.service.relations.results import LintFinding, LintReport
+from graphmem.service.maintenance.results import LintFinding, LintReport
+from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.store import lint_store, relation_store
 from graphmem.store.convert import to_ms
+from graphmem.store.projection import GraphProjection
 from nlp import normalize_key
-
-if TYPE_CHECKING:
-    from graphmem.service.memory_service import MemoryService
 
 __all__ = ["LintService"]
 
@@ -45,24 +43,24 @@ class _Check:
 
 
 class LintService:
-    """``service.relations.lint``: store health checks."""
+    """``service.lint``: store health checks."""
 
-    def __init__(self, memory: MemoryService) -> None:
-        self.memory = memory
+    def __init__(self, uow: UnitOfWork) -> None:
+        self.uow = uow
 
     def run(self, fix: bool = False) -> LintReport:
         """Run every check; with ``fix`` repair the fixable findings in one transaction."""
-        with self.memory._write_lock if fix else nullcontext():
-            projection = self._projection_check()
-            with self.memory.repository.transaction() as session:
-                checks = [projection, *self._row_checks(session)]
-                repaired = fix and any(c.findings and c.repair for c in checks)
-                if fix:
-                    for check in checks:
-                        if check.findings and check.repair:
-                            check.repair(session)
-            if fix and (repaired or projection.findings):
-                self.memory._reload_projection()
+        if not fix:
+            with self.uow.read() as session:
+                checks = [self._projection_check(session), *self._row_checks(session)]
+        else:
+            with self.uow.write() as write:
+                checks = [self._projection_check(write.session), *self._row_checks(write.session)]
+                for check in checks:
+                    if check.findings and check.repair:
+                        check.repair(write.session)
+                if any(check.findings for check in checks):
+                    write.rewrote("lint")  # every process rebuilds its projection from the repaired rows
         findings = tuple(LintFinding(f.check, f.subject, f.detail, f.fixable, fixed=fix and f.fixable)
                          for c in checks for f in c.findings)
         return LintReport(findings=findings, counts=dict(Counter(f.check for f in findings)),
@@ -72,23 +70,22 @@ class LintService:
         return [_orphans(session), _dangling(session), _unknown_types(session), _without_concepts(session),
                 _duplicates(session), _stale(session, time.time_ns() // 1_000_000), _fts(session)]
 
-    def _projection_check(self) -> _Check:
-        check = _Check(repair=lambda _session: None)  # the repair is the reload in run()
-        projection, repository = self.memory.projection, self.memory.repository
-        with repository.transaction() as session:
-            memories, concepts = lint_store.row_counts(session)
-            if (projection.memory_count, len(projection.concept_nodes)) != (memories, concepts):
-                check.add("projection_out_of_sync", "counts",
-                          f"graph has {projection.memory_count} memories and "
-                          f"{len(projection.concept_nodes)} concepts; rows have {memories} and {concepts}",
-                          True)
-            seqs = {int(projection.col("seq")[node]): node for node in _sample(projection.memory_nodes)}
-            rows = repository.memories_by_seq(seqs)
-            keys = lint_store.mention_keys(session, list(rows))
-            for seq, node in seqs.items():
-                problem = _node_problem(self.memory, session, node, rows.get(seq), keys.get(seq, set()))
-                if problem:
-                    check.add("projection_out_of_sync", projection.names[node], problem, True)
+    def _projection_check(self, session: Any) -> _Check:
+        check = _Check(repair=lambda _session: None)  # the repair is the rebuild run() asks for
+        projection, repository = self.uow.fresh(), self.uow.repository
+        memories, concepts = lint_store.row_counts(session)
+        if (projection.memory_count, len(projection.concept_nodes)) != (memories, concepts):
+            check.add("projection_out_of_sync", "counts",
+                      f"graph has {projection.memory_count} memories and "
+                      f"{len(projection.concept_nodes)} concepts; rows have {memories} and {concepts}",
+                      True)
+        seqs = {int(projection.col("seq")[node]): node for node in _sample(projection.memory_nodes)}
+        rows = repository.memories_by_seq(seqs)
+        keys = lint_store.mention_keys(session, list(rows))
+        for seq, node in seqs.items():
+            problem = _node_problem(projection, session, node, rows.get(seq), keys.get(seq, set()))
+            if problem:
+                check.add("projection_out_of_sync", projection.names[node], problem, True)
         return check
 
 
@@ -100,8 +97,7 @@ def _sample(memory_nodes: dict[str, int]) -> list[int]:
     return [nodes[i] for i in np.linspace(0, len(nodes) - 1, min(_SPOT_CHECKS, len(nodes))).astype(int)]
 
 
-def _node_problem(memory: MemoryService, session: Any, node: int, row: Any, keys: set[str]) -> str | None:
-    projection = memory.projection
+def _node_problem(projection: GraphProjection, session: Any, node: int, row: Any, keys: set[str]) -> str | None:
     if row is None:
         return "in the graph but not in the rows"
     if int(projection.col("status")[node]) != STATUSES.index(row.status):

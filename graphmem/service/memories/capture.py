@@ -7,14 +7,12 @@ note is captured whole or not at all; items already stored come back as duplicat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from graphmem.core.capture import parse_capture
-from graphmem.service.relations.results import CapturedItem, CaptureResult, SkippedLine
+from graphmem.service.memories.results import CapturedItem, CaptureResult, SkippedLine
+from graphmem.service.memories.writes import MemoryWrites
+from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_strings, check_text
-
-if TYPE_CHECKING:
-    from graphmem.service.memory_service import MemoryService
 
 __all__ = ["CaptureService"]
 
@@ -22,18 +20,19 @@ _MAX_NOTE_CHARS = 500_000
 
 
 class CaptureService:
-    """``service.relations.capture``: markdown notes → typed observations."""
+    """``service.capture``: markdown notes → typed observations."""
 
-    def __init__(self, memory: MemoryService) -> None:
-        self.memory = memory
+    def __init__(self, uow: UnitOfWork, writes: MemoryWrites) -> None:
+        self.uow = uow
+        self.writes = writes
 
     def markdown(self, content: str, *, project: str | None = None, session_id: str | None = None,
                  tags: Sequence[str] | None = None, source: str | None = "capture",
                  dry_run: bool = False) -> CaptureResult:
         """Store every item under a capture heading; report the items skipped and why."""
         content = check_text("content", content, _MAX_NOTE_CHARS, required=True) or ""
-        tags = check_strings("tags", tags, self.memory.settings.limits.max_tags,
-                             self.memory.settings.limits.max_tag_chars)
+        tags = check_strings("tags", tags, self.uow.settings.limits.max_tags,
+                             self.uow.settings.limits.max_tag_chars)
         parsed = parse_capture(content)
         skipped = tuple(SkippedLine(s.line, s.text, s.reason) for s in parsed.skipped)
         records = [{"content": item.content, "kind": item.kind, "project": project, "session_id": session_id,
@@ -46,7 +45,7 @@ class CaptureService:
                                  duplicates=0,
                                  dry_run=dry_run)
         # One batch: validation of every record happens before the single insert transaction.
-        results = self.memory.store_many(records, batch_size=max(len(records), 1))
+        results = self.writes.store_many(records, batch_size=max(len(records), 1))
         items = tuple(CapturedItem(i.kind, i.content, i.section, i.line, id=r.id, duplicate=r.duplicate)
                       for i, r in zip(parsed.items, results, strict=True))
         duplicates = sum(r.duplicate for r in results)

@@ -12,18 +12,17 @@ import dataclasses
 import time
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphmem.core.values import Memory, Relation
 from graphmem.errors import NotFound
-from graphmem.service.recall.results import OpenResult
-from graphmem.service.relations.results import HistoryEvent, HistoryResult, brief
+from graphmem.service.memories.results import HistoryEvent, HistoryResult, OpenResult
+from graphmem.service.recall.engine import RecallEngine
+from graphmem.service.relations.results import brief
+from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_text
 from graphmem.store import relation_store
 from graphmem.store.convert import from_ms
-
-if TYPE_CHECKING:
-    from graphmem.service.memory_service import MemoryService
 
 __all__ = ["HistoryService", "open_at"]
 
@@ -32,16 +31,16 @@ _MAX_CHAIN = 500  # a chain longer than this is a modelling error, not a history
 
 
 class HistoryService:
-    """``service.relations.history``: what replaced what, and when."""
+    """``service.history``: what replaced what, and when."""
 
-    def __init__(self, memory: MemoryService) -> None:
-        self.memory = memory
+    def __init__(self, uow: UnitOfWork) -> None:
+        self.uow = uow
 
     def of(self, ref: str, project: str | None = None) -> HistoryResult:
         """The chain of a memory id or topic key (of one project when ``project`` is given), oldest first."""
         ref = check_text("ref", ref, 300, required=True) or ""
         project = check_text("project", project, 200)
-        with self.memory.repository.transaction() as session:
+        with self.uow.read() as session:
             start = relation_store.memories_by_ids(session, [ref]) or relation_store.memories_with_topic_key(
                 session, ref, project)
             if not start:
@@ -89,11 +88,11 @@ def _events(memories: dict[str, Memory], relations: dict[str, Relation]) -> tupl
     return tuple(sorted(events, key=lambda e: (e.at, e.old_id, e.new_id)))
 
 
-def open_at(memory: MemoryService, refs: Sequence[str], include_relations: bool,
+def open_at(uow: UnitOfWork, recall: RecallEngine, refs: Sequence[str], include_relations: bool,
             instant: datetime) -> OpenResult:
     """``open`` as the store was at ``instant``: a topic key names the memory that held it then, a memory
     created later is not found, later replacements and relations are not shown."""
-    with memory.repository.transaction() as session:
+    with uow.read() as session:
         found: dict[str, Memory] = {}
         for ref in dict.fromkeys(refs):
             candidates = relation_store.memories_by_ids(session, [ref]) or [
@@ -104,10 +103,10 @@ def open_at(memory: MemoryService, refs: Sequence[str], include_relations: bool,
     memories = tuple({m.id: m for m in found.values()}.values())
     relations: tuple[Relation, ...] = ()
     if include_relations:
-        relations = tuple(r for r in memory.repository.relations_touching([m.id for m in memories])
+        relations = tuple(r for r in uow.repository.relations_touching([m.id for m in memories])
                           if r.created_at <= instant)
-    nodes = memory.projection.memory_nodes
-    concepts = {m.id: tuple(memory.recall.concept_names(nodes[m.id])) for m in memories if m.id in nodes}
+    nodes = uow.projection.memory_nodes
+    concepts = {m.id: tuple(recall.concept_names(nodes[m.id])) for m in memories if m.id in nodes}
     return OpenResult(memories=memories, relations=relations, concepts=concepts,
                       not_found=tuple(ref for ref in refs if ref not in found))
 

@@ -22,11 +22,10 @@ from typing import Any
 from graphmem.core.validity import superseded_until
 from graphmem.core.values import Memory
 from graphmem.ids import new_id
-from graphmem.service.recall.results import StoreResult
+from graphmem.service.memories.results import StoreResult
 from graphmem.service.relations.effects import RelationEffects
 from graphmem.store import relation_store
 from graphmem.store.convert import to_ms
-from graphmem.store.projection import GraphProjection
 from graphmem.store.repository import StoredBatch
 
 __all__ = ["TopicUpsert", "upsert_topic_keys"]
@@ -38,9 +37,6 @@ class TopicUpsert:
 
     effects: RelationEffects = field(default_factory=RelationEffects)
     superseded: dict[str, list[str]] = field(default_factory=dict)  # new memory id → ids it replaced
-
-    def follow(self, projection: GraphProjection) -> None:
-        self.effects.follow(projection)
 
     def annotate(self, results: Sequence[StoreResult]) -> list[StoreResult]:
         """The store results with ``superseded`` filled in."""

@@ -15,11 +15,9 @@ from graphmem.core.ranking import idf, length_normalized, reciprocal_rank_fusion
 from graphmem.core.spreading_graph import FloatArray, IntArray
 from graphmem.service.lifecycle.decay_scores import ranking_weights
 from graphmem.service.recall.results import MemoryHit, SeedNode
-from graphmem.settings import Settings
+from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.store.fulltext import query_terms
 from graphmem.store.projection import MEMORY, GraphProjection, VisibilityFilter, fold_accents
-from graphmem.store.repository import Repository
-from nlp import ConceptExtractor
 
 __all__ = ["Activation", "RecallEngine"]
 
@@ -41,12 +39,16 @@ class Activation:
 class RecallEngine:
     """Associative recall over a :class:`GraphProjection`."""
 
-    def __init__(self, projection: GraphProjection, repository: Repository, extractor: ConceptExtractor,
-                 settings: Settings) -> None:
-        self.projection = projection
-        self.repository = repository
-        self.extractor = extractor
-        self.settings = settings
+    def __init__(self, uow: UnitOfWork) -> None:
+        self.uow = uow
+        self.repository = uow.repository
+        self.extractor = uow.extractor
+        self.settings = uow.settings
+
+    @property
+    def projection(self) -> GraphProjection:
+        """The unit of work's projection (use cases make it fresh before they read)."""
+        return self.uow.projection
 
     # -- seeds ----------------------------------------------------------------------------------
     def match_seeds(self, query: str) -> tuple[tuple[str, ...], list[SeedNode], tuple[str, ...]]:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-from graphmem.core.values import Memory, Relation
 
 __all__ = [
     "AssociateResult",
@@ -13,24 +11,11 @@ __all__ = [
     "ConflictReport",
     "GraphView",
     "MemoryHit",
-    "OpenResult",
     "PlanStepResult",
     "SearchHit",
     "SearchResult",
     "SeedNode",
-    "StoreResult",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class StoreResult:
-    id: str
-    kind: str
-    duplicate: bool
-    concepts: tuple[str, ...]
-    project: str | None = None
-    topic_key: str | None = None
-    superseded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,14 +110,6 @@ class SearchResult:
     offset: int
     limit: int
     unmatched_concepts: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class OpenResult:
-    memories: tuple[Memory, ...]
-    relations: tuple[Relation, ...]
-    not_found: tuple[str, ...]
-    concepts: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,14 +18,12 @@ from graphmem.core.conflicts import ClaimText, ConflictCandidate, detect_conflic
 from graphmem.core.ranking import idf
 from graphmem.core.values import Memory
 from graphmem.service.relations.results import ConflictPair, ScanResult, brief
+from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, check_range, check_text
 from graphmem.store import relation_store
 from graphmem.store.convert import to_ms
 from graphmem.store.projection import MEMORY, GraphProjection, VisibilityFilter
 from nlp import ConceptExtractor
-
-if TYPE_CHECKING:
-    from graphmem.service.memory_service import MemoryService
 
 __all__ = ["ConflictScanner", "claim_texts", "specificity_of"]
 
@@ -40,10 +37,10 @@ _NEIGHBOURS_PER_MEMORY = 30
 
 
 class ConflictScanner:
-    """Finds contradiction candidates among recent memories (``service.relations.conflicts``)."""
+    """Finds contradiction candidates among recent memories (``service.conflicts``)."""
 
-    def __init__(self, memory: MemoryService) -> None:
-        self.memory = memory
+    def __init__(self, uow: UnitOfWork) -> None:
+        self.uow = uow
 
     def scan(self, limit: int = 50, project: str | None = None, max_candidates: int = 20,
              min_score: float = 0.0) -> ScanResult:
@@ -54,11 +51,11 @@ class ConflictScanner:
         project = check_text("project", project, 200)
         pairs, specificity, scanned = self._candidate_pairs(limit, project)
         ids = sorted({memory_id for pair in pairs for memory_id in pair})
-        memories = self.memory.repository.memories_by_id(ids)
-        with self.memory.repository.transaction() as session:
+        memories = self.uow.repository.memories_by_id(ids)
+        with self.uow.read() as session:
             relations = relation_store.pairs_among(session, ids)
         settled = {pair_key(r.source_id, r.target_id) for r in relations}
-        claims = claim_texts(self.memory.extractor, [memories[i] for i in ids if i in memories])
+        claims = claim_texts(self.uow.extractor, [memories[i] for i in ids if i in memories])
         open_pairs = [(a, b) for a, b in pairs
                       if pair_key(a, b) not in settled and a in claims and b in claims]
         found = [c for c in (detect_conflict(claims[a], claims[b], specificity.get(pair_key(a, b), {}))
@@ -72,7 +69,7 @@ class ConflictScanner:
             list[tuple[str, str]], dict[tuple[str, str], dict[str, float]], int]:
         """Pairs (newest memory, neighbour) sharing specific concepts, those concepts' weights, and how
         many memories were scanned."""
-        projection = self.memory.projection
+        projection = self.uow.fresh()
         pairs: list[tuple[str, str]] = []
         shared_by_pair: dict[tuple[str, str], dict[str, float]] = {}
         with projection.lock:
@@ -94,7 +91,7 @@ class ConflictScanner:
     def _neighbours(self, node: int, visible: np.ndarray, ceiling: float,
                     total: int) -> list[tuple[int, dict[str, float]]]:
         """Visible memories sharing a specific concept with ``node``, most shared specificity first."""
-        projection = self.memory.projection
+        projection = self.uow.projection
         types, df = projection.col("node_type"), projection.col("df")
         shared: dict[int, dict[str, float]] = {}
         for concept, _ in projection.concepts_of(node):

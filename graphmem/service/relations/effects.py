@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graphmem.core.relations import RELATION_TYPES
+from graphmem.core.relations import hidden_ends
 from graphmem.core.validity import superseded_until
 from graphmem.core.values import Memory, Relation
+from graphmem.service.unit_of_work import Write
 from graphmem.store import relation_store
+from graphmem.store.changes import MEMORIES, RELATIONS
 from graphmem.store.convert import to_ms
 from graphmem.store.projection import GraphProjection
 
@@ -32,6 +34,12 @@ class RelationEffects:
     hidden: dict[str, bool] = field(default_factory=dict)
     superseded: list[str] = field(default_factory=list)
     restored: list[str] = field(default_factory=list)
+
+    def record(self, write: Write) -> None:
+        """Tell the unit of work what changed, and follow it in the projection after the commit."""
+        write.changed(RELATIONS, [relation.id for relation in (*self.retracted, *self.applied)])
+        write.changed(MEMORIES, [*self.memories, *self.hidden])
+        write.then(self.follow)
 
     def follow(self, projection: GraphProjection) -> None:
         """Bring the projection in line with the committed rows."""
@@ -61,7 +69,7 @@ def record_effects(session: Any, before: Relation | None, after: Relation, now: 
     effects.applied.append(after)
     if _closes(after):
         _close_target(session, after, now, effects)
-    for memory_id in _hideable_ends(before) | _hideable_ends(after):
+    for memory_id in hidden_ends(before) | hidden_ends(after):
         effects.hidden[memory_id] = bool(relation_store.hiding_relations(session, memory_id))
 
 
@@ -80,14 +88,3 @@ def _close_target(session: Any, relation: Relation, now: datetime, effects: Rela
     effects.memories[closed.id] = closed
     if old.superseded_by is None:
         effects.superseded.append(closed.id)
-
-
-def _hideable_ends(relation: Relation | None) -> set[str]:
-    if relation is None or relation.type not in RELATION_TYPES:
-        return set()
-    effect = RELATION_TYPES[relation.type].recall
-    if effect == "hide_target":
-        return {relation.target_id}
-    if effect == "hide_source":
-        return {relation.source_id}
-    return set()

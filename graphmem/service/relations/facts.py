@@ -10,20 +10,21 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from graphmem.core.facts import plan_new_fact
+from graphmem.core.facts import Fact, plan_new_fact
 from graphmem.errors import ConflictError, InvalidInput, NotFound
 from graphmem.ids import new_id
+from graphmem.service.memories.reads import resolve
 from graphmem.service.relations.results import FactList, FactResult
+from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, check_range, check_text, parse_instant
 from graphmem.store import fact_store
+from graphmem.store.changes import FACTS
 from graphmem.store.convert import from_ms, to_ms
+from graphmem.store.projection import GraphProjection
 from graphmem.store.repository import StoredBatch
 from nlp import normalize_key
-
-if TYPE_CHECKING:
-    from graphmem.service.memory_service import MemoryService
 
 __all__ = ["FactService"]
 
@@ -43,10 +44,10 @@ def _filter_key(name: str, value: Any) -> str | None:
 
 
 class FactService:
-    """``service.relations.facts``: temporal (subject, predicate, object) facts in the concept graph."""
+    """``service.facts``: temporal (subject, predicate, object) facts in the concept graph."""
 
-    def __init__(self, memory: MemoryService) -> None:
-        self.memory = memory
+    def __init__(self, uow: UnitOfWork) -> None:
+        self.uow = uow
 
     def add(self, subject: str, predicate: str, object: str, *, confidence: float = 1.0,
             valid_from: Any = None, invalidate_previous: bool = True, reason: str | None = None,
@@ -58,17 +59,15 @@ class FactService:
         reason = check_text("reason", reason, 2_000)
         if meta is not None and not isinstance(meta, Mapping):
             raise InvalidInput("meta must be an object")
-        source_id = self.memory.resolve([source])[source] if source else None
-        with self.memory._write_lock:
-            with self.memory.repository.transaction() as session:
-                result, batch = self._add_in(
-                    session, (s, p, o), confidence=confidence, start=start,
-                    invalidate_previous=invalidate_previous, reason=reason, source_id=source_id,
-                    meta=dict(meta or {}))
-            self.memory.projection.apply_batch(batch)
+        source_id = resolve(self.uow.repository, [source])[source] if source else None
+        with self.uow.write() as write:
+            result, batch = self._add_in(
+                write.session, (s, p, o), confidence=confidence, start=start,
+                invalidate_previous=invalidate_previous, reason=reason, source_id=source_id,
+                meta=dict(meta or {}))
             if not result.duplicate:
-                fact = result.fact
-                self.memory.projection.apply_fact(fact.subject, fact.object, fact.confidence)
+                write.changed(FACTS, [result.fact.id])
+                write.then(lambda projection: _follow_fact(projection, batch, result.fact))
         return result
 
     def _add_in(self, session: Any, triple: tuple[str, str, str], *, confidence: float, start: datetime,
@@ -101,7 +100,8 @@ class FactService:
         fact_id = check_text("fact_id", fact_id, 200, required=True) or ""
         end = parse_instant("at", at) or from_ms(_now_ms())
         reason = check_text("reason", reason, 2_000)
-        with self.memory._write_lock, self.memory.repository.transaction() as session:
+        with self.uow.write() as write:
+            session = write.session
             fact = fact_store.get_fact(session, fact_id)
             if fact is None:
                 raise NotFound("fact id", fact_id)
@@ -121,7 +121,7 @@ class FactService:
         limit = check_count("limit", limit, 1, 10_000)
         s, p = _filter_key("subject", subject), _filter_key("predicate", predicate)
         o = _filter_key("object", object)
-        with self.memory.repository.transaction() as session:
+        with self.uow.read() as session:
             facts = fact_store.facts_where(session, subject=s, predicate=p, obj=o, at_ms=to_ms(when))
         return FactList(facts=tuple(facts[:limit]), as_of=when.isoformat(), subject=s)
 
@@ -129,9 +129,14 @@ class FactService:
         """Every fact about ``subject`` (as subject or object) in the order they began, closed ones too."""
         s = _key("subject", subject)
         limit = check_count("limit", limit, 1, 10_000)
-        with self.memory.repository.transaction() as session:
+        with self.uow.read() as session:
             facts = fact_store.facts_where(session, entity=s)
         return FactList(facts=tuple(facts[:limit]), subject=s)
+
+
+def _follow_fact(projection: GraphProjection, concepts: StoredBatch, fact: Fact) -> None:
+    projection.apply_batch(concepts)  # the subject and object concept nodes, when new
+    projection.apply_fact(fact.subject, fact.object, fact.confidence)
 
 
 def _now_ms() -> int:

@@ -12,21 +12,14 @@ from graphmem.core.facts import Fact
 from graphmem.core.values import Memory, Relation
 
 __all__ = [
-    "CaptureResult",
-    "CapturedItem",
     "ConflictPair",
     "FactList",
     "FactResult",
-    "HistoryEvent",
-    "HistoryResult",
-    "LintFinding",
-    "LintReport",
     "MemoryBrief",
     "PendingItem",
     "PendingPage",
     "RelationOutcome",
     "ScanResult",
-    "SkippedLine",
     "brief",
 ]
 
@@ -130,70 +123,3 @@ class FactList:
     facts: tuple[Fact, ...]
     as_of: str | None = None
     subject: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryEvent:
-    """One replacement in a chain: ``new_id`` replaced ``old_id`` at ``at`` (relation or lineage)."""
-
-    old_id: str
-    new_id: str
-    at: str
-    via: str  # "supersedes" (a judged relation) or "parent" (lineage of a correction)
-    relation_id: str | None = None
-    reason: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryResult:
-    ref: str
-    memories: tuple[MemoryBrief, ...]  # oldest first
-    events: tuple[HistoryEvent, ...]  # in time order
-    current_ids: tuple[str, ...]  # the chain's memories nothing has replaced
-
-
-@dataclass(frozen=True, slots=True)
-class CapturedItem:
-    kind: str
-    content: str
-    section: str
-    line: int
-    id: str | None = None  # None on a dry run
-    duplicate: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class SkippedLine:
-    line: int
-    text: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class CaptureResult:
-    items: tuple[CapturedItem, ...]
-    skipped: tuple[SkippedLine, ...]
-    sections: tuple[str, ...]
-    stored: int
-    duplicates: int
-    dry_run: bool
-
-
-@dataclass(frozen=True, slots=True)
-class LintFinding:
-    """One problem: which check, what it concerns (ids or keys), and whether ``fix`` repaired it."""
-
-    check: str
-    subject: str
-    detail: str
-    fixable: bool
-    fixed: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class LintReport:
-    findings: tuple[LintFinding, ...]
-    counts: dict[str, int]  # findings per check
-    fixed: int
-    fix: bool
-    ok: bool

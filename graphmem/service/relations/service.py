@@ -1,9 +1,5 @@
 """Typed relations between memories: relate, compare → pending, judge, ignore.
 
-This is also the home of the relation area's other use cases, reached as attributes of
-``MemoryService.relations``: ``conflicts`` (scan), ``facts`` (temporal facts), ``history``,
-``capture`` (markdown notes) and ``lint``.
-
 Rules (KiroGraph's verified defects, not repeated):
 
 - A relation type must be in the semantics table; an unknown one is refused with the valid list.
@@ -19,28 +15,20 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphmem.core.relations import RELATION_TYPES, RelationSemantics, valid_relation_types
 from graphmem.core.topic_keys import suggest_topic_key
 from graphmem.core.values import Relation
 from graphmem.errors import ConflictError, InvalidInput, NotFound
 from graphmem.ids import new_id
-from graphmem.service.maintenance.lint import LintService
-from graphmem.service.memories.capture import CaptureService
-from graphmem.service.memories.history import HistoryService
-from graphmem.service.memories.topic_upsert import TopicUpsert, upsert_topic_keys
-from graphmem.service.relations.conflicts import ConflictScanner
+from graphmem.service.memories.reads import resolve
 from graphmem.service.relations.effects import RelationEffects, record_effects
-from graphmem.service.relations.facts import FactService
 from graphmem.service.relations.results import PendingItem, PendingPage, RelationOutcome, brief
+from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, check_kind, check_range, check_text
 from graphmem.store import relation_store
 from graphmem.store.convert import from_ms, to_ms
-
-if TYPE_CHECKING:
-    from graphmem.service.memory_service import MemoryService
-    from graphmem.store.repository import StoredBatch
 
 __all__ = ["RelationService", "check_relation_type"]
 
@@ -56,15 +44,10 @@ def check_relation_type(name: str) -> RelationSemantics:
 
 
 class RelationService:
-    """Relation use cases over one :class:`MemoryService` (reached as ``service.relations``)."""
+    """Relation use cases (reached as ``service.relations``)."""
 
-    def __init__(self, memory: MemoryService) -> None:
-        self.memory = memory
-        self.conflicts = ConflictScanner(memory)
-        self.facts = FactService(memory)
-        self.history = HistoryService(memory)
-        self.capture = CaptureService(memory)
-        self.lint = LintService(memory)
+    def __init__(self, uow: UnitOfWork) -> None:
+        self.uow = uow
 
     # -- creating relations -------------------------------------------------------------------
     def relate(self, source: str, target: str, type: str, *, confidence: float = 1.0,
@@ -84,7 +67,7 @@ class RelationService:
     def _write(self, source: str, target: str, rel_type: str, fields: dict[str, Any], *,
                pending: bool) -> RelationOutcome:
         semantics = check_relation_type(rel_type)
-        ids = self.memory.resolve([source, target])
+        ids = resolve(self.uow.repository, [source, target])
         if ids[source] == ids[target] and not semantics.allow_self:
             raise InvalidInput(f"a memory cannot be {rel_type!r} itself ({ids[source]})")
         request = _WriteRequest(ids[source], ids[target], rel_type, semantics.symmetric, fields, pending,
@@ -115,8 +98,8 @@ class RelationService:
         """Pending relations, oldest first, with both memories summarized (optionally those touching one)."""
         limit = check_count("limit", limit, 1, 500)
         offset = check_count("offset", offset, 0, 10_000_000)
-        touching = [self.memory.resolve([memory])[memory]] if memory else None
-        with self.memory.repository.transaction() as session:
+        touching = [resolve(self.uow.repository, [memory])[memory]] if memory else None
+        with self.uow.read() as session:
             relations, total = relation_store.relations_by_status(
                 session, "pending", limit=limit, offset=offset, memory_ids=touching)
             items = tuple(PendingItem(r, *self._ends(session, r)) for r in relations)
@@ -179,18 +162,13 @@ class RelationService:
         except ValueError as error:
             raise InvalidInput(str(error)) from None
 
-    def upsert_topic_keys(self, session: Any, batch: StoredBatch) -> TopicUpsert:
-        """Inside the insert's transaction: new memories supersede older ones with their topic key."""
-        return upsert_topic_keys(session, batch, _now())
-
     # -- helpers ------------------------------------------------------------------------------
     def _locked(self, body: Callable[[Any, RelationEffects], RelationOutcome]) -> RelationOutcome:
         """Run one write use case: under the write lock, in one transaction, then follow in the graph."""
         effects = RelationEffects()
-        with self.memory._write_lock:
-            with self.memory.repository.transaction() as session:
-                outcome = body(session, effects)
-            effects.follow(self.memory.projection)
+        with self.uow.write() as write:
+            outcome = body(write.session, effects)
+            effects.record(write)
         return outcome
 
     def _get(self, session: Any, relation_id: str) -> Relation:
@@ -210,7 +188,7 @@ class RelationService:
                                 f"({clash.id}, {clash.status}); judge that one and ignore {relation.id}")
 
     def _side(self, relation: Relation, ref: str) -> str:
-        memory_id = self.memory.resolve([ref])[ref]
+        memory_id = resolve(self.uow.repository, [ref])[ref]
         if memory_id not in (relation.source_id, relation.target_id):
             raise InvalidInput(f"stronger must be {relation.source_id} or {relation.target_id}, not {ref!r}")
         return memory_id

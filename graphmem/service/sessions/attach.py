@@ -1,0 +1,49 @@
+"""Automatic sessions: a stored observation without a ``session_id`` joins the live session of its project.
+
+It runs inside the store's own transaction, so attaching (and opening a session when none is live)
+commits or rolls back with the memories themselves: no second transaction per store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from graphmem.ids import new_id
+from graphmem.settings import LifecycleSettings
+from graphmem.store import session_store
+from graphmem.store.repository import MemoryDraft
+from graphmem.store.session_store import SessionRecord
+
+__all__ = ["attach_sessions", "live_or_new"]
+
+
+def attach_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: LifecycleSettings,
+                    now_ms: int) -> None:
+    """Give every draft without a session the live session of its project (opening one if needed)."""
+    if not settings.auto_sessions:
+        return
+    by_project: dict[str | None, str] = {}
+    for draft in drafts:
+        if draft.row["session_id"]:
+            continue
+        project = draft.row["project"]
+        if project not in by_project:
+            record, _ = live_or_new(session, settings, project, None, now_ms, any_client=True)
+            by_project[project] = record.id
+        draft.row["session_id"] = by_project[project]
+
+
+def live_or_new(session: Any, settings: LifecycleSettings, project: str | None, client: str | None,
+                now_ms: int, *, any_client: bool, timeout_s: int | None = None,
+                new: bool = False) -> tuple[SessionRecord, bool]:
+    """The live session of ``project`` (and ``client``), touched, or a new one; and whether it was reused."""
+    if not new:
+        live = session_store.live_session(session, project, client, now_ms, any_client=any_client)
+        if live is not None:
+            session_store.touch_session(session, live.id, now_ms)
+            return replace(live, last_activity_at=max(live.last_activity_at, now_ms)), True
+    record = SessionRecord(new_id("ses"), project, client, now_ms, now_ms, None,
+                           timeout_s or settings.session_timeout_s)
+    return session_store.create_session(session, record), False

@@ -1,0 +1,144 @@
+"""The unit of work: the one way graphmem writes, and the one place reads get fresh.
+
+Built once at the composition root, it owns the engine, the repository, the graph projection, the
+concept extractor, the settings and the write lock. A write is always the same five steps:
+
+1. take the process's write lock;
+2. open one transaction and bump the store generation, its first statement (the store-wide writer
+   lock: see :mod:`graphmem.store.changes`);
+3. the use case writes its rows and says what it changed (:meth:`Write.changed`);
+4. the change-log rows are added and everything commits together;
+5. the projection follows: first any other process's generations committed before this one, then
+   this write's own effects (:meth:`Write.then`), or, when the use case registered none, its own
+   change-log entry read back like anyone else's.
+
+A read calls :meth:`UnitOfWork.fresh` first: one integer compared with the generation the
+projection reflects; when another process wrote, its changes are applied incrementally.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphmem.core.values import Memory
+from graphmem.settings import Settings
+from graphmem.store.changes import MEMORIES, RELOAD, append_changes, bump_generation, current_generation
+from graphmem.store.engine import open_engine
+from graphmem.store.follow import follow
+from graphmem.store.projection import GraphProjection
+from graphmem.store.repository import Repository, StoredBatch
+from nlp import ConceptExtractor
+
+__all__ = ["Effect", "UnitOfWork", "Write"]
+
+Effect = Callable[[GraphProjection], None]
+
+
+@dataclass(slots=True)
+class Write:
+    """One write in progress: its transaction, its generation, what it changed and how the projection
+    follows it."""
+
+    session: Any  # the store's session (only graphmem.store names its type)
+    generation: int
+    changes: dict[str, set[str]] = field(default_factory=dict)
+    effects: list[Effect] = field(default_factory=list)
+
+    def changed(self, kind: str, refs: Iterator[str] | list[str] | tuple[str, ...] | set[str]) -> None:
+        """Record that this write touched ``refs`` (memory, relation or fact ids) of ``kind``."""
+        self.changes.setdefault(kind, set()).update(refs)
+
+    def then(self, effect: Effect) -> None:
+        """Apply ``effect`` to the projection once the transaction has committed."""
+        self.effects.append(effect)
+
+    def inserted(self, batch: StoredBatch) -> None:
+        """New memories (and their concepts) from :func:`insert_memories`."""
+        self.changed(MEMORIES, [memory.id for _, memory in batch.memories])
+        self.then(lambda projection: projection.apply_batch(batch))
+
+    def updated(self, memories: Sequence[Memory]) -> None:
+        """Memories whose lifecycle fields (status, validity, strength, use) changed."""
+        self.changed(MEMORIES, [memory.id for memory in memories])
+        self.then(lambda projection: projection.refresh_memories(memories))
+
+    def rewrote(self, what: str) -> None:
+        """A bulk rewrite (a hard delete, a repair): every projection rebuilds from the rows."""
+        self.changed(RELOAD, [what])
+
+
+class UnitOfWork:
+    """Engine, repository, projection, extractor, settings and the write lock, for one process."""
+
+    def __init__(self, settings: Settings, *, extractor: ConceptExtractor | None = None) -> None:
+        self.settings = settings
+        self.engine = open_engine(settings.db)
+        self.repository = Repository(self.engine)
+        self.extractor = extractor or ConceptExtractor(settings.nlp_model)
+        self.projection = GraphProjection(settings.activation)
+        # Re-entrant: a write's after-commit step, and a use case that reads fresh inside a write.
+        self._lock = threading.RLock()
+        self._seen = self.projection.load(self.engine)
+
+    @property
+    def generation(self) -> int:
+        """The store generation the projection reflects."""
+        return self._seen
+
+    @contextmanager
+    def write(self) -> Iterator[Write]:
+        """Lock, one transaction with a change-log entry, commit, then the projection effects."""
+        with self._lock:
+            with self.repository.write_transaction() as session:
+                write = Write(session, bump_generation(session))
+                yield write
+                append_changes(session, write.generation, write.changes)
+            self._follow_committed(write)
+
+    @contextmanager
+    def read(self) -> Iterator[Any]:
+        """A session for a read use case (one snapshot of the store)."""
+        with self.repository.transaction() as session:
+            yield session
+
+    def fresh(self) -> GraphProjection:
+        """The projection, with every write committed by any process applied (call before a read)."""
+        with self.engine.connect() as connection:
+            committed = current_generation(connection)
+        if committed != self._seen:
+            with self._lock:
+                self._seen = follow(self.projection, self.engine, self._seen)
+        return self.projection
+
+    def reload(self) -> None:
+        """Rebuild the projection from the rows (tests and repairs that wrote past the unit of work)."""
+        with self._lock:
+            self._seen = self.projection.reload(self.engine)
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self.engine.dispose()
+
+    def _follow_committed(self, write: Write) -> None:
+        # Writers commit in generation order, so everything before this generation is committed:
+        # catch up on other processes' writes first, then apply this one.
+        if write.generation - 1 > self._seen:
+            self._seen = follow(self.projection, self.engine, self._seen, upto=write.generation - 1)
+        if self._seen >= write.generation:  # the catch-up rebuilt the projection, this write included
+            return
+        if not write.effects:
+            self._seen = follow(self.projection, self.engine, self._seen, upto=write.generation)
+            return
+        try:
+            for effect in write.effects:
+                effect(self.projection)
+        except Exception:
+            # The rows are committed; a projection that missed part of them would answer wrongly
+            # until restart, so rebuild it from the truth before reporting the error.
+            self._seen = self.projection.reload(self.engine)
+            raise
+        self._seen = write.generation
