@@ -8,6 +8,7 @@ import pytest
 
 from graphmem import MemoryService, Settings
 from nlp import ConceptExtractor
+from tests.postgres import pg_url, postgres_server  # noqa: F401 - fixtures shared by every test module
 
 WEBHOOK = ("Stripe retries webhook deliveries for three days, so every webhook handler needs an "
            "idempotency key")

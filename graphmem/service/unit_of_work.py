@@ -26,7 +26,7 @@ from typing import Any
 
 from graphmem.core.values import Memory
 from graphmem.settings import Settings
-from graphmem.store.changes import MEMORIES, RELOAD, append_changes, bump_generation, current_generation
+from graphmem.store.changes import MEMORIES, RELOAD, GenerationProbe, append_changes, bump_generation
 from graphmem.store.engine import open_engine
 from graphmem.store.follow import follow
 from graphmem.store.projection import GraphProjection
@@ -83,6 +83,7 @@ class UnitOfWork:
         # Re-entrant: a write's after-commit step, and a use case that reads fresh inside a write.
         self._lock = threading.RLock()
         self._seen = self.projection.load(self.engine)
+        self._probe = GenerationProbe(self.engine)
 
     @property
     def generation(self) -> int:
@@ -107,9 +108,7 @@ class UnitOfWork:
 
     def fresh(self) -> GraphProjection:
         """The projection, with every write committed by any process applied (call before a read)."""
-        with self.engine.connect() as connection:
-            committed = current_generation(connection)
-        if committed != self._seen:
+        if self._probe.generation() != self._seen:
             with self._lock:
                 self._seen = follow(self.projection, self.engine, self._seen)
         return self.projection
@@ -121,6 +120,7 @@ class UnitOfWork:
 
     def close(self) -> None:
         """Release the database connections."""
+        self._probe.close()
         self.engine.dispose()
 
     def _follow_committed(self, write: Write) -> None:

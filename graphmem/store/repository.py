@@ -20,9 +20,10 @@ from sqlmodel import Session, col, select
 
 from graphmem.core.values import Memory, Relation
 from graphmem.errors import StorageError
+from graphmem.store import engine as engine_options
 from graphmem.store import fulltext
 from graphmem.store.convert import memory_from_row, relation_from_row
-from graphmem.store.engine import WRITE_OPTION, WRITE_WAIT_S
+from graphmem.store.engine import WRITE_OPTION
 from graphmem.store.tables import ConceptEdgeRow, ConceptRow, MemoryRow, MentionRow, RelationRow, SessionRow
 
 __all__ = ["ConceptRecord", "MemoryDraft", "Repository", "StoredBatch", "insert_memories"]
@@ -76,11 +77,11 @@ class Repository:
     @contextmanager
     def write_transaction(self) -> Iterator[Session]:
         """Like :meth:`transaction`, but holding the store's write lock from the first statement
-        (SQLite ``BEGIN IMMEDIATE``; PostgreSQL waits at most :data:`WRITE_WAIT_S` for row locks)."""
+        (SQLite ``BEGIN IMMEDIATE``; both engines wait at most ``engine.WRITE_WAIT_S`` for it)."""
         with Session(self.engine) as session, _failures_explained(session):
             connection = session.connection(execution_options={WRITE_OPTION: True})
             if connection.dialect.name == "postgresql":
-                connection.exec_driver_sql(f"SET LOCAL lock_timeout = '{WRITE_WAIT_S}s'")
+                connection.exec_driver_sql(f"SET LOCAL lock_timeout = '{engine_options.WRITE_WAIT_S}s'")
             yield session
             session.commit()
 
@@ -271,7 +272,7 @@ def _failures_explained(session: Session) -> Iterator[None]:
         session.rollback()
         if _is_lock_timeout(error):
             raise StorageError(f"the store is busy: another process held its write lock for more than "
-                               f"{WRITE_WAIT_S} s; nothing was written, try again") from error
+                               f"{engine_options.WRITE_WAIT_S} s; nothing was written, try again") from error
         raise StorageError(_database_error(error)) from error
     except SQLAlchemyError as error:
         session.rollback()

@@ -8,8 +8,12 @@ only pays off over thousands of observations.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import os
+import signal
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
@@ -21,12 +25,32 @@ __all__ = ["PARALLEL_THRESHOLD", "drafted_batches"]
 
 PARALLEL_THRESHOLD = 4096  # observations; below this a worker's start-up costs more than it saves
 
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _worker_extractor: ConceptExtractor | None = None
 
 
-def _start_worker(model: str) -> None:
+def _start_worker(model: str, parent_pid: int) -> None:
     global _worker_extractor  # noqa: PLW0603 - one pipeline per worker process, loaded once
+    _die_with_parent(parent_pid)
     _worker_extractor = ConceptExtractor(model)
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """A worker must not outlive its import: ``kill -9`` of the parent skips every cleanup, so the worker
+    asks the Linux kernel for SIGKILL when its parent dies, and elsewhere watches its parent's pid."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL) == 0 and os.getppid() == parent_pid:
+            return
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="graphmem-parent-watch", daemon=True).start()
 
 
 def _draft(observations: Sequence[Observation]) -> list[MemoryDraft]:
@@ -47,5 +71,5 @@ def drafted_batches(extractor: ConceptExtractor, model: str, batches: Sequence[S
     method = "fork" if threading.active_count() == 1 else "spawn"
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
-                             initargs=(model,)) as pool:
+                             initargs=(model, os.getpid())) as pool:
         yield from pool.map(_draft, batches)
