@@ -1,0 +1,166 @@
+"""Single calls through a real MCP client over stdio: graphmem beside the MCP reference memory server.
+
+Both servers run as subprocesses and receive the same texts in the same run:
+
+* ``memory_store`` of one passage  vs  the reference server's ``create_entities`` with that passage as the
+  entity's one observation (the reference server rewrites its JSON-lines file on every call);
+* ``memory_search``                vs  ``search_nodes`` (a substring scan of every entity), both once the
+  store holds ``--memories`` passages;
+* the freshness check a graphmem read makes when nothing changed (in-process, microseconds).
+
+The reference server is ``@modelcontextprotocol/server-memory`` from npm, installed on first use into
+``~/.cache/graphmem-bench`` (pinned below).
+
+    python scripts/bench_mcp.py --memories 2000 --calls 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+REFERENCE_PACKAGE = "@modelcontextprotocol/server-memory@2026.8.31"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "graphmem-bench"
+GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
+MUSIQUE = Path(__file__).resolve().parents[2] / "shared" / "eval" / "multihop" / "musique_train_corpus.json"
+
+__all__ = ["mcp_rows", "reference_server"]
+
+
+def reference_server() -> list[str] | None:
+    """The command that starts the reference server, installing it into the cache once."""
+    entry = CACHE / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
+    if not entry.exists():
+        if not shutil.which("npm"):
+            return None
+        CACHE.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(["npm", "install", "--silent", "--prefix", str(CACHE), REFERENCE_PACKAGE],
+                              capture_output=True, text=True, check=False)
+        if done.returncode != 0 or not entry.exists():
+            print(f"reference server not installed: {done.stderr.strip()[:200]}", file=sys.stderr)
+            return None
+    return ["node", str(entry)]
+
+
+def passages(count: int) -> list[str]:
+    corpus = json.loads(MUSIQUE.read_text())
+    texts = [f"{p['title']}: {p['text']}" for p in corpus]
+    return [texts[i % len(texts)] + ("" if i < len(texts) else f" (copy {i // len(texts)})") for i in range(count)]
+
+
+def _p50(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+async def _timed(calls: list[Callable[[], Awaitable[Any]]]) -> list[float]:
+    samples = []
+    for call in calls:
+        start = time.perf_counter()
+        result = await call()
+        samples.append((time.perf_counter() - start) * 1000)
+        if getattr(result, "is_error", False):
+            raise RuntimeError(f"tool error: {result.content}")
+    return samples
+
+
+async def _run(params: StdioServerParameters, store: Callable[[Client, str], Awaitable[Any]],
+               search: Callable[[Client, str], Awaitable[Any]], texts: list[str], queries: list[str],
+               timed_stores: int) -> tuple[float, float, float]:
+    """Fill the store, time the last ``timed_stores`` stores and every search; also the connect time."""
+    started = time.perf_counter()
+    async with Client(params) as client:
+        connect_ms = (time.perf_counter() - started) * 1000
+        for text in texts[:-timed_stores]:
+            await store(client, text)
+        store_ms = await _timed([lambda t=t: store(client, t) for t in texts[-timed_stores:]])
+        await _timed([lambda q=q: search(client, q) for q in queries[:5]])  # warm
+        search_ms = await _timed([lambda q=q: search(client, q) for q in queries])
+    return _p50(store_ms), _p50(search_ms), connect_ms
+
+
+def _graphmem(db: Path) -> StdioServerParameters:
+    from graphmem import MemoryService, Settings
+
+    MemoryService(Settings.load(environ={}, db=str(db))).close()  # an empty store, as `graphmem init` makes
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    env["GRAPHMEM_DB"] = str(db)
+    return StdioServerParameters(command=GRAPHMEM, args=["serve"], env=env)
+
+
+def _reference(command: list[str], memory_file: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=command[0], args=command[1:],
+                                 env={**os.environ, "MEMORY_FILE_PATH": str(memory_file)})
+
+
+async def _measure(memories: int, calls: int) -> list[tuple[str, str, str]]:
+    texts = passages(memories)
+    queries = [" ".join(t.split(":", 1)[0].split()[:3]) for t in texts[:: max(1, memories // calls)]][:calls]
+    rows: list[tuple[str, str, str]] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        g_store, g_search, g_connect = await _run(
+            _graphmem(Path(scratch) / "g.db"),
+            lambda c, t: c.call_tool("memory_store", {"content": t}),
+            lambda c, q: c.call_tool("memory_search", {"query": q}), texts, queries, min(calls, memories // 2))
+        command = reference_server()
+        if command is None:
+            return [("MCP memory_store p50 (ms)", f"{g_store:.2f}", "reference server unavailable")]
+        counter = iter(range(10**9))
+        r_store, r_search, r_connect = await _run(
+            _reference(command, Path(scratch) / "ref.jsonl"),
+            lambda c, t: c.call_tool("create_entities", {"entities": [
+                {"name": f"passage {next(counter)}", "entityType": "passage", "observations": [t]}]}),
+            lambda c, q: c.call_tool("search_nodes", {"query": q}), texts, queries, min(calls, memories // 2))
+    rows.append(("MCP memory_store p50 (ms)", f"{g_store:.2f} ({g_store / r_store:.2f}x)",
+                 f"{r_store:.2f} (reference create_entities)"))
+    rows.append((f"MCP memory_search p50 at {memories:,} (ms)", f"{g_search:.2f} ({g_search / r_search:.2f}x)",
+                 f"{r_search:.2f} (reference search_nodes)"))
+    rows.append(("MCP connect + initialize, empty store (ms)", f"{g_connect:.0f}", f"{r_connect:.0f} (reference)"))
+    return rows
+
+
+def freshness_row() -> tuple[str, str, str]:
+    """The per-read freshness check when nothing changed, in-process."""
+    from graphmem import MemoryService, Settings
+
+    with tempfile.TemporaryDirectory() as scratch:
+        service = MemoryService(Settings.load(environ={}, db=str(Path(scratch) / "f.db")))
+        service.store("Zebra-striped canary deploys use the flamingo feature flag service")
+        rounds = 20_000
+        start = time.perf_counter()
+        for _ in range(rounds):
+            service.uow.fresh()
+        per_call_ms = (time.perf_counter() - start) * 1000 / rounds
+        service.close()
+    return ("freshness check per read, nothing changed (ms)", f"{per_call_ms:.4f}", "target <= 0.2")
+
+
+def mcp_rows(memories: int = 2000, calls: int = 300) -> list[tuple[str, str, str]]:
+    """Rows for scripts/bench.py: (measure, graphmem, baseline)."""
+    return [*asyncio.run(_measure(memories, calls)), freshness_row()]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=2000)
+    parser.add_argument("--calls", type=int, default=300)
+    args = parser.parse_args()
+    for measure, value, baseline in mcp_rows(args.memories, args.calls):
+        print(f"| {measure} | {value} | {baseline} |")
+
+
+if __name__ == "__main__":
+    main()
