@@ -37,6 +37,10 @@ class ActivationSettings(BaseModel):
     hop_decay: float = Field(0.5, gt=0.0, le=1.0)
     specificity: bool = Field(True, description="weight seeds by IDF")
     hub_cap: int = Field(200, ge=1, description="a concept in more memories than this spreads cap/df of its activation")
+    hub_share: float = Field(0.1, gt=0.0, le=1.0,
+                             description="a concept in more than this share of the filter's memories is a hub: "
+                                         "it neither seeds nor carries activation")
+    hub_min_df: int = Field(20, ge=1, description="a hub is also in more than this many of the filter's memories")
     cooccurrence: bool = Field(False, description="project the recorded co-occurrence edges (off: measured worse)")
     cooccurrence_weight: float = Field(0.3, ge=0.0)
     cooccurrence_saturation: float = Field(2.0, gt=0.0, description="w(n) = n / (n + k): bounded, monotone")
@@ -59,6 +63,9 @@ class FusionSettings(BaseModel):
     candidates: int = Field(100, ge=1, le=10_000, description="candidates taken from each ranker before fusion")
     bm25_max_df: float = Field(0.05, gt=0.0, le=1.0,
                                description="query words in more than this share of memories are left out of BM25")
+    context_weight: float = Field(0.3, ge=0.0, le=1.0,
+                                  description="share of a BM25 hit's score given to the memories stored just "
+                                              "before and after it in the same project")
     bridge_weight: float = Field(2.0, ge=0.0, description="RRF weight of the second-hop (bridge) ranking")
     bridge_hops: int = Field(1, ge=1, le=4, description="hops the bridge spreads from its concepts")
     bridge_sources: int = Field(3, ge=1, le=20, description="best first-pass hits whose entities seed the bridge")

@@ -2,6 +2,7 @@
 
     python scripts/bench.py                      # full run: 10k and 100k memories + retrieval eval
     python scripts/bench.py --sizes 10000 --queries 100 --no-eval   # quick run
+    python scripts/bench.py --sizes 10000 --no-eval --conversational  # + the conversational set (retrieval_eval)
 
 Baselines (measured in the same process, on the same data):
 * store throughput: raw SQLite FTS5 insert of the same texts (no parsing, no graph);
@@ -135,6 +136,8 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--store-count", type=int, default=5_000)
     parser.add_argument("--no-eval", action="store_true")
+    parser.add_argument("--conversational", action="store_true",
+                        help="also run the conversational set (scripts/retrieval_eval/bench_sections.py)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     rows = bench_store(args.store_count)
@@ -148,6 +151,11 @@ def main() -> int:
     if not args.no_eval:
         print()
         print(bench_eval())
+    if args.conversational:
+        from retrieval_eval.bench_sections import conversational_section
+
+        print()
+        print(conversational_section())
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

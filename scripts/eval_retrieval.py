@@ -5,6 +5,12 @@ Usage (from the repo root, inside the venv)::
     python scripts/eval_retrieval.py                          # BM25 on MuSiQue and HotpotQA
     python scripts/eval_retrieval.py --dataset musique --limit 20 --retriever bm25 graphmem-search
     python scripts/eval_retrieval.py --corpus my_corpus.json --questions my_questions.json --json out.json
+    python scripts/eval_retrieval.py --conversational --retriever graphmem-search graphmem-associate
+
+``--conversational [PATH]`` runs the LoCoMo-shaped conversation set instead (default
+``<repo>/../shared/eval/conversational/locomo_dev.json``) with the README's protocol: one project per
+conversation, all in one store, R@5/R@10 overall and per category, BM25 filtered by project in the same run
+(``retrieval_eval/conversational.py``). ``--projects N`` keeps the first N conversations.
 
 Data: ``--data-dir`` (default ``<repo>/../shared/eval/multihop``) holds ``<name>_train.json`` and
 ``<name>_train_corpus.json`` for ``musique`` and ``hotpotqa``; ``--corpus``/``--questions`` take your own
@@ -101,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"registered retrievers to run (BM25 always runs too); known: {', '.join(RETRIEVERS)}",
     )
+    p.add_argument("--conversational", type=Path, nargs="?", const=True, default=None, metavar="PATH",
+                   help="run the conversational set (LoCoMo shape) instead of the multi-hop sets")
+    p.add_argument("--projects", type=int, default=None, help="conversational: first N conversations only")
     p.add_argument("--json", type=Path, help="write metrics, latencies and per-question rankings here")
     p.add_argument("--quiet", action="store_true", help="print only the tables")
     return p
@@ -173,6 +182,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.quiet:
             print(msg, file=sys.stderr)
 
+    if args.conversational is not None:
+        return run_conversational(args, requested, log)
     t_start = time.perf_counter()
     datasets = [ds.limited(args.limit) for ds in _load(args)]
     for ds in datasets:
@@ -213,6 +224,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json.write_text(json.dumps(payload, indent=1, ensure_ascii=False), encoding="utf-8")
         log(f"wrote {args.json}")
     return 1 if errors else 0
+
+
+def run_conversational(args: argparse.Namespace, requested: Sequence[str], log: Callable[[str], None]) -> int:
+    """The conversational protocol: BM25 then the requested graphmem tools, one store, R@k per category."""
+    from retrieval_eval.conversational import (
+        CONVERSATION_RETRIEVERS,
+        format_conversation_table,
+        load_conversations,
+        run_conversations,
+    )
+
+    path = None if args.conversational is True else args.conversational
+    dataset = load_conversations(path).limited(args.projects)
+    log(f"{dataset.name}: {len(dataset.questions)} questions, {len(dataset.turns)} turns")
+    factories = {name: CONVERSATION_RETRIEVERS[name] for name in requested if name in CONVERSATION_RETRIEVERS}
+    results = run_conversations(dataset, factories, log=log)
+    print(format_conversation_table(results))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps([r.to_dict() for r in results], indent=1), encoding="utf-8")
+    return 0
 
 
 if __name__ == "__main__":

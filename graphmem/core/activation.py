@@ -16,7 +16,7 @@ Both have pure-Python reference implementations used by the tests.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -143,8 +143,13 @@ def hop_spread(graph: SpreadingGraph, seeds: FloatArray, *, hops: int = 2, decay
 
 
 def hop_spread_sparse(graph: SpreadingGraph, seed_nodes: IntArray, seed_values: FloatArray, *, hops: int = 2,
-                      decay: float = 0.5, prune: float = 0.0) -> tuple[IntArray, FloatArray]:
+                      decay: float = 0.5, prune: float = 0.0,
+                      admit: Callable[[IntArray], np.ndarray] | None = None) -> tuple[IntArray, FloatArray]:
     """:func:`hop_spread` over sparse vectors: the same total as (node indices, values).
+
+    ``admit(nodes) -> bool mask`` keeps a reached node in the walk; the others neither collect nor pass
+    on activation. Recall admits the filter's memories and the concepts that are not hubs of the filter,
+    so the walk stays inside one project and a concept in most of its memories does not carry it.
 
     Examples
     --------
@@ -162,6 +167,9 @@ def hop_spread_sparse(graph: SpreadingGraph, seed_nodes: IntArray, seed_values: 
     collected_nodes, collected_values = [frontier_nodes], [frontier]
     for hop in range(1, hops + 1):
         frontier_nodes, frontier = graph.spread_sparse(frontier_nodes, frontier, min_share=prune)
+        if admit is not None and frontier_nodes.size:
+            kept = admit(frontier_nodes)
+            frontier_nodes, frontier = frontier_nodes[kept], frontier[kept]
         if frontier_nodes.size == 0:
             break
         collected_nodes.append(frontier_nodes)

@@ -158,6 +158,35 @@ class SpreadingGraph:
         unique, inverse = np.unique(targets, return_inverse=True)
         return unique, np.bincount(inverse, weights=weights, minlength=unique.size)
 
+    def neighbor_counts(self, nodes: IntArray, admitted: np.ndarray) -> IntArray:
+        """For each of ``nodes``, how many of its out-neighbours ``admitted`` (a boolean mask) holds.
+
+        A concept's document frequency *within a filter* (one project) is this count over the
+        filter's memories; it reads only the rows of ``nodes``, like :meth:`spread_sparse`.
+
+        >>> g = SpreadingGraph(); _ = g.add_nodes(4)
+        >>> g.add_edges([0, 0, 0, 1], [1, 2, 3, 3], [1.0, 1.0, 1.0, 1.0])
+        >>> g.neighbor_counts(np.array([0, 1]), np.array([False, True, False, True])).tolist()
+        [2, 1]
+        """
+        nodes = np.asarray(nodes, dtype=np.int64)
+        rows, targets = [], []
+        for matrix in (self._base, self._delta() if self._delta_size else None):
+            if matrix is None:
+                continue
+            inside = np.flatnonzero(nodes < matrix.shape[0])
+            starts, ends = matrix.indptr[nodes[inside]], matrix.indptr[nodes[inside] + 1]
+            lengths = ends - starts
+            positions = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(
+                lengths.sum())
+            rows.append(np.repeat(inside, lengths))
+            targets.append(matrix.indices[positions].astype(np.int64))
+        if not rows:
+            return np.zeros(nodes.size, dtype=np.int64)
+        # Mention edges are unique per (memory, concept); counting edges counts memories.
+        row, target = np.concatenate(rows), np.concatenate(targets)
+        return np.bincount(row[admitted[target]], minlength=nodes.size).astype(np.int64)
+
     def spread_sparse(self, nodes: IntArray, values: FloatArray,
                       min_share: float = 0.0) -> tuple[IntArray, FloatArray]:
         """:meth:`spread` on a sparse vector (``nodes``, ``values``), returning a sparse vector.

@@ -89,7 +89,9 @@ def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[
         if seqs is None:
             continue
         if sqlite:
-            sql += f" AND {column} {operator} (SELECT value FROM json_each(:{name}))"
+            # The unary plus keeps the rowid test out of FTS5's index plan: pushed into FTS5 it ran the MATCH
+            # once per allowed rowid (210 ms for one 419-turn project; 2.7 ms as a filter on the matches).
+            sql += f" AND +{column} {operator} (SELECT value FROM json_each(:{name}))"
             params[name] = _json_list(seqs)
         else:
             sql += f" AND {'' if operator == 'IN' else 'NOT '}({column} = ANY(:{name}))"

@@ -14,7 +14,8 @@ from typing import Any
 from .data import Passage
 from .protocol import dedupe
 
-__all__ = ["GraphmemAssociate", "GraphmemCompose", "GraphmemSearch"]
+__all__ = ["GraphmemAssociate", "GraphmemCompose", "GraphmemConversationAssociate", "GraphmemConversationSearch",
+           "GraphmemSearch"]
 
 
 class _GraphmemRetriever:
@@ -62,3 +63,43 @@ class GraphmemCompose(GraphmemAssociate):
         composition = self.service.associate(question, mode="composition").composition
         assert composition is not None
         return self.titles([m.id for m in composition.sources])
+
+
+class _GraphmemConversation:
+    """All conversations in one store, one project each; a hit maps back to the turns it stores."""
+
+    name = "graphmem-conversation"
+
+    def __init__(self, overrides: dict[str, Any] | None = None, db: str = ":memory:",
+                 dia_ids: dict[str, list[str]] | None = None) -> None:
+        from graphmem import MemoryService, Settings
+
+        self.service = MemoryService(Settings.load(environ={}, db=db, **(overrides or {})))
+        # The same text said twice in one conversation is one memory (dedupe): it stands for both turns.
+        self.dia_ids: dict[str, list[str]] = dia_ids if dia_ids is not None else {}
+
+    def index(self, turns: Sequence[Any]) -> None:
+        records = [{"content": t.text, "project": t.project, "meta": {"dia_id": t.dia_id}} for t in turns]
+        for turn, result in zip(turns, self.service.store_many(records), strict=True):
+            self.dia_ids.setdefault(result.id, []).append(turn.dia_id)
+
+    def turns(self, ids: Sequence[str]) -> list[str]:
+        return [dia_id for memory_id in ids for dia_id in self.dia_ids[memory_id]]
+
+    def close(self) -> None:
+        self.service.close()
+
+
+class GraphmemConversationSearch(_GraphmemConversation):
+    name = "graphmem-search"
+
+    def retrieve(self, question: str, project: str, k: int) -> list[str]:
+        return self.turns([h.id for h in self.service.search(question, project=project, limit=k).hits])
+
+
+class GraphmemConversationAssociate(_GraphmemConversation):
+    name = "graphmem-associate"
+
+    def retrieve(self, question: str, project: str, k: int) -> list[str]:
+        memories = self.service.associate(question, project=project, max_results=k).memories
+        return self.turns([m.id for m in memories])

@@ -16,8 +16,9 @@ from graphmem.core.spreading_graph import FloatArray, IntArray
 from graphmem.service.lifecycle.decay_scores import ranking_weights
 from graphmem.service.recall.results import MemoryHit, SeedNode
 from graphmem.service.unit_of_work import UnitOfWork
+from graphmem.settings import ActivationSettings
 from graphmem.store.fulltext import query_terms
-from graphmem.store.projection import MEMORY, GraphProjection, VisibilityFilter, fold_accents
+from graphmem.store.projection import CONCEPT, MEMORY, GraphProjection, VisibilityFilter, fold_accents
 
 __all__ = ["Activation", "RecallEngine"]
 
@@ -34,6 +35,8 @@ class Activation:
     unmatched: tuple[str, ...]
     vector: FloatArray
     ranked: tuple[tuple[int, float], ...]
+    seed_df: tuple[int, ...] = ()  # each seed's document frequency among the filter's memories
+    scope_size: int = 0  # memories the filter admits
 
 
 class RecallEngine:
@@ -79,12 +82,10 @@ class RecallEngine:
         return tuple(dict.fromkeys(query_concepts)), list(seeds.values()), tuple(dict.fromkeys(unmatched))
 
     def _seed(self, concept: str, query_concept: str, match: str) -> SeedNode:
+        # The weight is set per filter by _scoped (specificity within the project).
         node = self.projection.concept_nodes[concept]
-        weight = _MATCH_WEIGHT[match]
-        if self.settings.activation.specificity:
-            df = int(self.projection.col("df")[node])
-            weight *= idf(df, self.projection.memory_count)
-        return SeedNode(id=f"c{node}", name=concept, query_concept=query_concept, match=match, weight=weight)
+        return SeedNode(id=f"c{node}", name=concept, query_concept=query_concept, match=match,
+                        weight=_MATCH_WEIGHT[match])
 
     # -- activation -----------------------------------------------------------------------------
     def activate(self, query: str, view: VisibilityFilter, now_ms: int, limit: int, *,
@@ -95,16 +96,39 @@ class RecallEngine:
         """
         with self.projection.lock:
             query_concepts, seeds, unmatched = self.match_seeds(query)
-            seed_nodes = np.array([self.projection.concept_nodes[seed.name] for seed in seeds], dtype=np.int64)
-            seed_values = np.array([seed.weight for seed in seeds])
-            nodes, values = self._spread(seed_nodes, seed_values)
+            mask = self.projection.visible(view, now_ms)
+            scope = _Scope(self.projection, mask, self.settings.activation)
+            seeds, seed_df = self._scoped(seeds, scope)
+            active = [seed for seed in seeds if seed.weight > 0]
+            seed_nodes = np.array([self.projection.concept_nodes[seed.name] for seed in active], dtype=np.int64)
+            seed_values = np.array([seed.weight for seed in active])
+            nodes, values = self._spread(seed_nodes, seed_values, scope)
             vector = np.zeros(self.projection.graph.n_nodes)
             vector[nodes] = values
-            mask = self.projection.visible(view, now_ms)
             ranked = self._rank(nodes, values, mask, limit, now_ms if decay else None)
-        return Activation(query_concepts, tuple(seeds), unmatched, vector, ranked)
+        return Activation(query_concepts, tuple(seeds), unmatched, vector, ranked, seed_df, scope.size)
 
-    def _spread(self, seed_nodes: IntArray, seed_values: FloatArray) -> tuple[IntArray, FloatArray]:
+    def _scoped(self, seeds: list[SeedNode], scope: _Scope) -> tuple[list[SeedNode], tuple[int, ...]]:
+        """Weigh each seed by its specificity *within the filter*; hubs and absent concepts weigh 0.
+
+        A document frequency over the whole store says little about one project: a speaker's name is
+        rare among five conversations and in half the turns of its own. Seeding such a hub spread
+        activation over most of the project and pushed the specific cues out of the top ten.
+        """
+        if not seeds:
+            return seeds, ()
+        nodes = np.array([self.projection.concept_nodes[seed.name] for seed in seeds], dtype=np.int64)
+        local_df = scope.document_frequency(nodes)
+        hubs = scope.is_hub(local_df)
+        scoped = []
+        for seed, df, hub in zip(seeds, local_df.tolist(), hubs.tolist(), strict=True):
+            weight = _MATCH_WEIGHT[seed.match]
+            if self.settings.activation.specificity:
+                weight *= idf(df, scope.size)
+            scoped.append(dataclasses.replace(seed, weight=0.0 if hub else round(weight, 6)))
+        return scoped, tuple(local_df.tolist())
+
+    def _spread(self, seed_nodes: IntArray, seed_values: FloatArray, scope: _Scope) -> tuple[IntArray, FloatArray]:
         """Activation as a sparse vector (nodes, values); hop-limited spreading never goes dense."""
         params = self.settings.activation
         graph = self.projection.graph
@@ -112,7 +136,7 @@ class RecallEngine:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         if params.method == "hops":
             return hop_spread_sparse(graph, seed_nodes, seed_values, hops=params.hops, decay=params.hop_decay,
-                                     prune=params.prune)
+                                     prune=params.prune, admit=scope.admit)
         dense = np.zeros(graph.n_nodes)
         np.add.at(dense, seed_nodes, seed_values)
         dense = personalized_pagerank(graph, dense, alpha=params.alpha, max_iter=params.max_iter,
@@ -170,15 +194,15 @@ class RecallEngine:
         """BM25 and activation rankings fused; (node, score, bm25_rank, activation_rank), best first."""
         fusion = self.settings.fusion
         activation = self.activate(query, view, now_ms, max(depth, fusion.candidates), decay=False)
-        bm25_nodes = self._bm25(query, view, now_ms, max(depth, fusion.candidates),
-                                self._common_words(query, activation))
+        bm25_nodes = self.keyword_ranking(query, view, now_ms, max(depth, fusion.candidates), activation)
         act_nodes = [node for node, _ in activation.ranked]
         keys_b = [str(node) for node, _ in bm25_nodes]
         keys_a = [str(node) for node in act_nodes]
         if fusion.method == "rrf":
             lists, weights = [keys_b, keys_a], [fusion.bm25_weight, fusion.activation_weight]
             fused = reciprocal_rank_fusion(lists, weights, k=fusion.rrf_k)
-            if fusion.bridge_weight > 0:
+            if fusion.bridge_weight > 0 and activation.ranked:
+                # No activation signal, no bridge: the keyword ranking stands as it is.
                 fused, _ = self._with_bridge(fused, activation, view, now_ms, depth)
         else:
             fused = weighted_score_fusion(
@@ -242,6 +266,8 @@ class RecallEngine:
         """
         with self.projection.lock:
             seed_names = {seed.name for seed in activation.seeds}
+            mask = self.projection.visible(view, now_ms)
+            scope = _Scope(self.projection, mask, self.settings.activation)
             bridge: dict[int, float] = {}
             kinds = self.projection.concept_kind
             for rank, node in enumerate(sources):
@@ -249,20 +275,57 @@ class RecallEngine:
                     name = self.projection.names[concept]
                     if name in seed_names or kinds.get(concept) not in _BRIDGE_KINDS:
                         continue
-                    df = int(self.projection.col("df")[concept])
-                    specificity = idf(df, self.projection.memory_count)
-                    bridge[concept] = bridge.get(concept, 0.0) + weight * specificity / (rank + 1)
-            if not bridge:
+                    bridge[concept] = bridge.get(concept, 0.0) + weight / (rank + 1)
+            concepts = np.fromiter(bridge.keys(), dtype=np.int64)
+            local_df = scope.document_frequency(concepts)
+            # Specificity within the filter, and no hubs: a speaker's name bridges to every turn.
+            keep = ~scope.is_hub(local_df) & (local_df > 0)  # a bridge must lead into the filter
+            weights = np.fromiter(bridge.values(), float) * np.array([idf(df, scope.size) for df in local_df])
+            if not keep.any():
                 return ()
             # The bridged memories are one hop from the bridge concepts: a single sparse product
             # finds them; a full walk from there only blurs the ranking and costs 10x as much.
             nodes, values = hop_spread_sparse(
-                self.projection.graph, np.fromiter(bridge.keys(), dtype=np.int64), np.fromiter(bridge.values(), float),
+                self.projection.graph, concepts[keep], weights[keep],
                 hops=self.settings.fusion.bridge_hops, decay=self.settings.activation.hop_decay,
-                prune=self.settings.activation.prune)
-            mask = self.projection.visible(view, now_ms)
+                prune=self.settings.activation.prune, admit=scope.admit)
             mask[sources] = False
             return self._rank(nodes, values, mask, limit)
+
+    def keyword_ranking(self, query: str, view: VisibilityFilter, now_ms: int, limit: int,
+                        activation: Activation) -> list[tuple[int, float]]:
+        """The keyword leg: BM25 within the filter, each hit's score shared with its neighbouring memories.
+
+        Neighbours are the memories stored just before and after one in the same project (a
+        conversation's turns, a session's notes): one turn asks, the next answers, and the answer
+        often lacks the question's words. ``fusion.context_weight`` of a hit's score goes to each.
+        """
+        ranked = self._bm25(query, view, now_ms, limit, self._common_words(query, activation))
+        weight = self.settings.fusion.context_weight
+        if weight <= 0 or not ranked:
+            return ranked
+        with self.projection.lock:
+            neighbours = self._neighbours(np.array([node for node, _ in ranked], dtype=np.int64),
+                                          self.projection.visible(view, now_ms))
+        scores = dict(ranked)
+        for (_, score), pair in zip(ranked, neighbours, strict=True):
+            for node in pair:
+                if node >= 0:
+                    scores[node] = scores.get(node, 0.0) + weight * score
+        return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+    def _neighbours(self, nodes: IntArray, mask: np.ndarray) -> list[tuple[int, int]]:
+        """The visible memory just before and just after each node in the same project (-1: none)."""
+        visible = np.flatnonzero(mask)  # node order is store order
+        project = self.projection.col("project")
+        at = np.searchsorted(visible, nodes)
+        pairs = []
+        for node, index in zip(nodes.tolist(), at.tolist(), strict=True):
+            before = int(visible[index - 1]) if index > 0 else -1
+            after = int(visible[index + 1]) if index + 1 < visible.size else -1
+            pairs.append(tuple(other if other >= 0 and project[other] == project[node] else -1
+                               for other in (before, after)))
+        return pairs  # type: ignore[return-value]
 
     def _common_words(self, query: str, activation: Activation) -> set[str]:
         """Query words whose concept is in more than ``bm25_max_df`` of all memories.
@@ -288,5 +351,43 @@ class RecallEngine:
         allowed = visible.tolist() if len(visible) <= len(hidden) else None
         excluded = hidden.tolist() if allowed is None and len(hidden) else None
         ranked = self.repository.bm25(query, limit, allowed, excluded, skip_terms or ())
+        if skip_terms and len(ranked) < limit:
+            # The common words were left out for speed; when the rest finds too little inside the
+            # filter (a speaker's name is common, the other words belong to another project), they count.
+            ranked = self.repository.bm25(query, limit, allowed, excluded, ())
         by_seq = self.projection.memory_by_seq
         return [(by_seq[seq], score) for seq, score in ranked if seq in by_seq]
+
+
+class _Scope:
+    """The memories one filter admits, and which concepts are hubs among them.
+
+    A hub is a concept in more than ``activation.hub_share`` of the filter's memories (and more than
+    ``activation.hub_min_df`` of them, so a small project keeps its concepts). Hubs neither seed nor
+    carry activation: in a conversation the speakers' names and the dates' parts are in most turns,
+    and spreading through them reaches everything equally.
+    """
+
+    def __init__(self, projection: GraphProjection, mask: np.ndarray, params: ActivationSettings) -> None:
+        self.projection = projection
+        self.mask = mask
+        self.size = int(mask.sum())
+        self.limit = max(params.hub_share * self.size, float(params.hub_min_df))
+        self._is_concept = projection.col("node_type") == CONCEPT
+
+    def document_frequency(self, concepts: IntArray) -> IntArray:
+        if self.size == self.projection.memory_count:  # no filter: the stored df is the local one
+            return self.projection.col("df")[concepts]
+        return self.projection.graph.neighbor_counts(concepts, self.mask)
+
+    def is_hub(self, local_df: IntArray) -> np.ndarray:
+        return np.asarray(local_df) > self.limit
+
+    def admit(self, nodes: IntArray) -> np.ndarray:
+        """Keep the filter's memories and every concept that is not a hub of the filter."""
+        admitted = self.mask[nodes].copy()
+        concepts = np.flatnonzero(self._is_concept[nodes])
+        if concepts.size:
+            local_df = self.document_frequency(nodes[concepts])
+            admitted[concepts] = ~self.is_hub(local_df)
+        return admitted
