@@ -5,11 +5,12 @@ Functions over the caller's session. Times are epoch milliseconds, as in every t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import inspect, text
+from sqlalchemy import bindparam, case, inspect, text, update
 from sqlmodel import Session, col, select
 
 from graphmem.core.values import Memory, Relation
@@ -23,6 +24,7 @@ __all__ = [
     "SessionRecord",
     "active_skills",
     "add_prompt",
+    "claim_live_session",
     "create_session",
     "end_session",
     "get_session",
@@ -70,6 +72,30 @@ def live_session(session: Session, project: str | None, client: str | None, now_
         if now_ms - row.last_activity_at < row.timeout_s * 1000:
             return _session(row)
     return None
+
+
+def claim_live_session(session: Session, project: str | None, client: str | None, now_ms: int, *,
+                       any_client: bool) -> SessionRecord | None:
+    """:func:`live_session` and :func:`touch_session` in one statement (the store hot path): the live
+    session's last activity moves to ``now_ms`` and its row comes back."""
+    touched = session.connection().execute(_claim(any_client), {
+        "live_project": project, "live_client": client, "now_ms": now_ms}).first()
+    return None if touched is None else SessionRecord(*touched)
+
+
+@functools.cache
+def _claim(any_client: bool) -> Any:
+    table = SessionRow.__table__
+    now = bindparam("now_ms")
+    live = select(table.c.id).where(
+        table.c.ended_at.is_(None), table.c.project.is_not_distinct_from(bindparam("live_project")),
+        now - table.c.last_activity_at < table.c.timeout_s * 1000)
+    if not any_client:
+        live = live.where(table.c.client.is_not_distinct_from(bindparam("live_client")))
+    live = live.order_by(table.c.last_activity_at.desc()).limit(1).scalar_subquery()
+    return (update(table).where(table.c.id == live)
+            .values(last_activity_at=case((table.c.last_activity_at < now, now), else_=table.c.last_activity_at))
+            .returning(*(table.c[name] for name in SessionRecord.__dataclass_fields__)))
 
 
 def create_session(session: Session, record: SessionRecord) -> SessionRecord:

@@ -7,7 +7,6 @@ commits or rolls back with the memories themselves: no second transaction per st
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from graphmem.ids import new_id
@@ -40,10 +39,9 @@ def live_or_new(session: Any, settings: LifecycleSettings, project: str | None, 
                 new: bool = False) -> tuple[SessionRecord, bool]:
     """The live session of ``project`` (and ``client``), touched, or a new one; and whether it was reused."""
     if not new:
-        live = session_store.live_session(session, project, client, now_ms, any_client=any_client)
+        live = session_store.claim_live_session(session, project, client, now_ms, any_client=any_client)
         if live is not None:
-            session_store.touch_session(session, live.id, now_ms)
-            return replace(live, last_activity_at=max(live.last_activity_at, now_ms)), True
+            return live, True
     record = SessionRecord(new_id("ses"), project, client, now_ms, now_ms, None,
                            timeout_s or settings.session_timeout_s)
     return session_store.create_session(session, record), False
