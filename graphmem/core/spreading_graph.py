@@ -139,6 +139,31 @@ class SpreadingGraph:
         self._delta_size = 0
         self._delta_csr = None
 
+    def state(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The graph as plain arrays (delta merged), for a snapshot; :meth:`from_state` rebuilds it.
+
+        >>> g = SpreadingGraph(); _ = g.add_nodes(2); g.add_edges([0], [1], [2.0])
+        >>> SpreadingGraph.from_state(g.state()).spread(np.array([1.0, 0.0])).tolist()
+        [0.0, 1.0]
+        """
+        self.compact()
+        n = self._n
+        return {"n": np.array([n]), "data": self._base.data, "indices": self._base.indices,
+                "indptr": self._base.indptr, "out_strength": self._out_strength[:n],
+                "out_degree": self._out_degree[:n], "spread_scale": self._spread_scale[:n]}
+
+    @classmethod
+    def from_state(cls, state: dict[str, npt.NDArray[np.generic]]) -> SpreadingGraph:
+        """The graph :meth:`state` described."""
+        graph = cls()
+        n = int(state["n"][0])
+        graph.add_nodes(n)
+        graph._base = sp.csr_array((state["data"], state["indices"], state["indptr"]), shape=(n, n))
+        graph._out_strength[:n] = state["out_strength"]
+        graph._out_degree[:n] = state["out_degree"]
+        graph._spread_scale[:n] = state["spread_scale"]
+        return graph
+
     def adjacency(self) -> sp.csr_array:
         """The full weighted adjacency as one CSR (base + delta); for export and tests."""
         return self._merged()

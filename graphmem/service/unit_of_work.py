@@ -26,16 +26,23 @@ from typing import Any
 
 from graphmem.core.values import Memory
 from graphmem.settings import Settings
-from graphmem.store.changes import MEMORIES, RELOAD, GenerationProbe, append_changes, bump_generation
+from graphmem.store.changes import MEMORIES, NOTHING, RELOAD, GenerationProbe, append_changes, bump_generation
 from graphmem.store.engine import open_engine
 from graphmem.store.follow import follow
 from graphmem.store.projection import GraphProjection
+from graphmem.store.projection_snapshot import load_snapshot, save_snapshot, snapshot_path
 from graphmem.store.repository import Repository, StoredBatch
 from nlp import ConceptExtractor
 
 __all__ = ["Effect", "UnitOfWork", "Write"]
 
 Effect = Callable[[GraphProjection], None]
+
+# Projection snapshots (store/projection_snapshot.py) pay off for large stores: below this many memories
+# a full load takes well under a second. A closing process refreshes the snapshot once the store has
+# moved on by this many generations since the last one, so a one-shot CLI store does not rewrite it.
+SNAPSHOT_MIN_MEMORIES = 5_000
+SNAPSHOT_EVERY = 200
 
 
 @dataclass(slots=True)
@@ -82,8 +89,10 @@ class UnitOfWork:
         self.projection = GraphProjection(settings.activation)
         # Re-entrant: a write's after-commit step, and a use case that reads fresh inside a write.
         self._lock = threading.RLock()
-        self._seen = self.projection.load(self.engine)
         self._probe = GenerationProbe(self.engine)
+        self._snapshot = snapshot_path(self.engine)
+        self._snapshot_generation = 0
+        self._seen = self._open_projection()
 
     @property
     def generation(self) -> int:
@@ -97,7 +106,9 @@ class UnitOfWork:
             with self.repository.write_transaction() as session:
                 write = Write(session, bump_generation(session))
                 yield write
-                append_changes(session, write.generation, write.changes)
+                # Every generation gets a log row, even one that changed nothing the projection shows: its
+                # commit time is what ties a projection snapshot to this store's history.
+                append_changes(session, write.generation, write.changes or {NOTHING: set()})
             self._follow_committed(write)
 
     @contextmanager
@@ -119,9 +130,34 @@ class UnitOfWork:
             self._seen = self.projection.reload(self.engine)
 
     def close(self) -> None:
-        """Release the database connections."""
+        """Keep a projection snapshot when the store moved on since the last one; release the connections."""
+        if self._seen - self._snapshot_generation >= SNAPSHOT_EVERY:
+            self._save_snapshot()
         self._probe.close()
         self.engine.dispose()
+
+    def _open_projection(self) -> int:
+        """The projection from its snapshot plus the change log since, or else from the rows."""
+        if self._snapshot is not None and self._snapshot.exists():
+            generation = load_snapshot(self.projection, self._snapshot, self.engine, self._probe.generation())
+            if generation is not None:
+                self._snapshot_generation = generation
+                return follow(self.projection, self.engine, generation)
+        seen = self.projection.load(self.engine)
+        if seen > 0 and self.projection.memory_count >= SNAPSHOT_MIN_MEMORIES:
+            self._seen = seen
+            self._save_snapshot()
+        return seen
+
+    def _save_snapshot(self) -> None:
+        if self._snapshot is None or self.projection.memory_count < SNAPSHOT_MIN_MEMORIES:
+            return
+        with self._lock:
+            try:
+                save_snapshot(self.projection, self._snapshot, self.engine, self._seen)
+            except OSError:
+                return  # a read-only directory only costs the next open a full load
+            self._snapshot_generation = self._seen
 
     def _follow_committed(self, write: Write) -> None:
         # Writers commit in generation order, so everything before this generation is committed:

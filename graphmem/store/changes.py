@@ -25,6 +25,7 @@ from sqlmodel import Session
 __all__ = [
     "FACTS",
     "MEMORIES",
+    "NOTHING",
     "RELATIONS",
     "RELOAD",
     "Change",
@@ -41,6 +42,7 @@ MEMORIES = "memories"
 RELATIONS = "relations"
 FACTS = "facts"
 RELOAD = "reload"
+NOTHING = "nothing"  # a write whose rows the projection does not show (a session, a duplicate store)
 
 
 @dataclass(frozen=True, slots=True)
