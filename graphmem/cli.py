@@ -14,22 +14,51 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from graphmem import __version__
 from graphmem.cli_lifecycle import LIFECYCLE_COMMANDS, add_lifecycle_arguments
 from graphmem.cli_relations import RELATION_COMMANDS
 from graphmem.cli_relations import add_arguments as add_relation_arguments
-from graphmem.errors import GraphmemError
-from graphmem.settings import Settings
+from graphmem.errors import GraphmemError, StorageError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 
+def _settings(args: argparse.Namespace, *, create: bool = False) -> Any:
+    """The settings of this call, after checking that the store they name exists (or may be created).
+
+    Prints the one stderr line that says which store this process opened.
+    """
+    from graphmem.settings import Settings, store_location
+
+    settings = Settings.load(**({"db": args.db} if args.db else {}))
+    location = store_location(settings)
+    # A named store (--db, GRAPHMEM_DB, a project's .graphmem/) must exist: a typo must not silently
+    # become a new, empty memory. The per-user store is the one fallback created on first use.
+    created = _prepare_store(location, create=create or args.create or location.source == "user")
+    print(f"graphmem: {'created' if created else 'using'} store {location.shown()} ({location.source})",
+          file=sys.stderr)
+    return settings
+
+
+def _prepare_store(location: Any, *, create: bool) -> bool:
+    """Make the folder of a store that may be created; ``True`` if the store is new."""
+    path = location.path
+    if path is None or path.exists():
+        return False
+    if not create:
+        missing = "" if path.parent.is_dir() else f" (the directory {path.parent} does not exist)"
+        raise StorageError(f"no graphmem store at {path}{missing}; create it with "
+                           f"`graphmem --db {path} init` or add --create")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return True
+
+
 def _service(args: argparse.Namespace) -> Any:
     from graphmem.service import MemoryService
 
-    overrides = {"db": args.db} if args.db else {}
-    service = MemoryService(Settings.load(**overrides))
+    service = MemoryService(_settings(args))
     atexit.register(service.close)  # one-shot commands still persist their metrics (docs/lifecycle.md)
     return service
 
@@ -54,10 +83,10 @@ def _plain(value: Any) -> Any:
 # -- commands -------------------------------------------------------------------------------------
 def cmd_serve(args: argparse.Namespace) -> None:
     """Run the MCP server (stdio by default, or streamable HTTP)."""
+    settings = _settings(args)
     from graphmem.server import build_server
 
-    overrides = {"db": args.db} if args.db else {}
-    server = build_server(Settings.load(**overrides))
+    server = build_server(settings)
     if args.transport == "stdio":
         server.run("stdio")
     else:
@@ -147,6 +176,24 @@ def cmd_stats(args: argparse.Namespace) -> None:
     _emit(args, _service(args).status(), render_stats)
 
 
+def cmd_init(args: argparse.Namespace) -> None:
+    """Create a new store: --db if given, else .graphmem/memory.db at the git root (or here)."""
+    from graphmem.settings import init_location
+
+    if not args.db and not _named_in_environment():
+        args.db = str(init_location())
+    existed = not args.db or "://" in args.db or Path(args.db).expanduser().exists()
+    service = _service(argparse.Namespace(**{**vars(args), "create": True}))
+    _emit(args, {"database": service.status()["database"], "created": not existed},
+          lambda r: f"{'created' if r['created'] else 'already a store:'} {r['database']}")
+
+
+def _named_in_environment() -> bool:
+    import os
+
+    return bool(os.environ.get("GRAPHMEM_DB") or os.environ.get("GRAPHMEM_HOME"))
+
+
 def cmd_demo(args: argparse.Namespace) -> None:
     """Load the bundled sample corpus into a fresh store and run recall and composition queries."""
     from graphmem.demo import run_demo
@@ -155,6 +202,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
 
 
 COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], None], str]] = {
+    "init": (cmd_init, "graphmem init"),
     "serve": (cmd_serve, "graphmem serve --transport http --host 127.0.0.1 --port 8765"),
     "store": (cmd_store, 'graphmem store "Use Redis for session storage" --kind decision --project web'),
     "search": (cmd_search, 'graphmem search "session storage" --project web --json'),
@@ -196,7 +244,10 @@ def _export_scope(args: argparse.Namespace) -> Any:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphmem", description=__doc__.splitlines()[0])
-    parser.add_argument("--db", help="SQLite path or database URL (default: $GRAPHMEM_DB or .graphmem/memory.db)")
+    parser.add_argument("--version", action="version", version=f"graphmem {__version__}")
+    parser.add_argument("--db", help="SQLite path or database URL (default: $GRAPHMEM_DB, else the nearest "
+                                     ".graphmem/ up from here, else ~/.local/share/graphmem/memory.db)")
+    parser.add_argument("--create", action="store_true", help="create the store if it does not exist")
     parser.add_argument("--json", action="store_true", help="print JSON")
     sub = parser.add_subparsers(dest="command", required=True)
     parsers = {name: sub.add_parser(name, help=(fn.__doc__ or "").splitlines()[0],
@@ -229,6 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
     for p in parsers.values():  # accept --json/--db after the subcommand too
         p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
         p.add_argument("--db", default=argparse.SUPPRESS, help="SQLite path or database URL")
+        p.add_argument("--create", action="store_true", default=argparse.SUPPRESS,
+                       help="create the store if it does not exist")
     return parser
 
 

@@ -27,6 +27,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(_HERE))
 
 import synthetic  # noqa: E402
+from bench_startup import bench_startup  # noqa: E402
 
 from graphmem import MemoryService, Settings  # noqa: E402
 
@@ -137,7 +138,8 @@ def main() -> int:
     parser.add_argument("--no-eval", action="store_true")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    rows = bench_store(args.store_count)
+    rows = bench_startup()  # --help wall time and serve's initialize latency, fresh processes
+    rows += bench_store(args.store_count)
     _progress(rows)
     with tempfile.TemporaryDirectory() as scratch:
         rows += bench_latency(args.sizes, args.queries, Path(scratch))

@@ -26,9 +26,11 @@ def isolated(tmp_path, monkeypatch) -> None:
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    """Run one command on a store it may create; stderr without the line naming the store."""
+    code = main(["--create", *argv])
     captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return code, captured.out, "".join(line for line in captured.err.splitlines(keepends=True)
+                                       if not line.startswith("graphmem: "))
 
 
 def run_json(capsys, *argv: str) -> object:

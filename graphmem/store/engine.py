@@ -72,7 +72,12 @@ def _engine_options(url: str) -> dict[str, Any]:
         if url in _SQLITE_MEMORY_URLS:
             kwargs["poolclass"] = StaticPool  # one shared in-memory database, as in SQLModel's test guide
         else:
-            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+            # SQLite creates a missing file but not its folder; graphmem never creates folders here, so a
+            # mistyped path is an error naming it (the CLI's ``init`` / ``--create`` make the folder).
+            folder = Path(url.removeprefix("sqlite:///")).parent
+            if not folder.is_dir():
+                raise StorageError(f"cannot open database {url.removeprefix('sqlite:///')}: "
+                                   f"the directory {folder} does not exist")
     return kwargs
 
 
