@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, inspect
+from sqlalchemy import delete, event, insert, inspect, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
-from sqlmodel import Session, SQLModel, create_engine, select
+from sqlmodel import SQLModel, create_engine
 
 from graphmem.errors import StorageError
-from graphmem.store import fulltext
-from graphmem.store.tables import SCHEMA_VERSION, MetaRow
+from graphmem.store import fulltext, migrations
+from graphmem.store.tables import SCHEMA_VERSION, MetaRow, StoreGenerationRow
 
 __all__ = ["database_url", "open_engine"]
 
@@ -38,7 +39,10 @@ def database_url(db: str) -> str:
 
 
 def open_engine(db: str) -> Engine:
-    """Create the engine, the schema and the full-text index; record the schema version.
+    """Create the engine; build a new store's schema, or upgrade an older one (docs/configuration.md).
+
+    A new store gets the current tables, the full-text index and the Alembic stamp at once. A store at an
+    older schema version is migrated (one stderr line says so). A current store costs one query.
 
     Raises
     ------
@@ -54,10 +58,7 @@ def open_engine(db: str) -> Engine:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     try:
-        _refuse_newer_schema(engine)  # before create_all: never add tables to a schema we do not know
-        SQLModel.metadata.create_all(engine)
-        fulltext.ensure_index(engine)
-        _record_schema_version(engine)
+        _ensure_schema(engine)
     except SQLAlchemyError as error:
         engine.dispose()
         shown = engine.url.render_as_string()  # hides the password
@@ -97,21 +98,52 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def _refuse_newer_schema(engine: Engine) -> None:
-    if not inspect(engine).has_table(MetaRow.__tablename__):
+def _ensure_schema(engine: Engine) -> None:
+    version = _stored_version(engine)
+    if version == SCHEMA_VERSION:
         return
-    with Session(engine) as session:
-        row = session.exec(select(MetaRow).where(MetaRow.key == "schema_version")).first()
-    if row is not None and int(row.value) > SCHEMA_VERSION:
+    if version is not None and version > SCHEMA_VERSION:
         # A typed error, so the CLI prints one line and the MCP server refuses to start cleanly,
         # instead of writing rows an older schema does not know about.
         engine.dispose()
-        raise StorageError(f"database schema version {row.value} is newer than this graphmem supports "
+        raise StorageError(f"database schema version {version} is newer than this graphmem supports "
                            f"({SCHEMA_VERSION}); upgrade graphmem to open {engine.url.render_as_string()}")
+    try:
+        if version is None:
+            _create_schema(engine)
+        else:
+            _upgrade_schema(engine, version)
+    except SQLAlchemyError:
+        # Another process may have built or upgraded the same store a moment earlier; that is
+        # success too. Anything else is a real failure.
+        if _stored_version(engine) != SCHEMA_VERSION:
+            raise
 
 
-def _record_schema_version(engine: Engine) -> None:
-    with Session(engine) as session:
-        if session.get(MetaRow, "schema_version") is None:
-            session.add(MetaRow(key="schema_version", value=str(SCHEMA_VERSION)))
-            session.commit()
+def _stored_version(engine: Engine) -> int | None:
+    """The store's schema version, or ``None`` for a store with no tables yet."""
+    with engine.connect() as connection:
+        if not inspect(connection).has_table(MetaRow.__tablename__):
+            return None
+        value = connection.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
+    return None if value is None else int(value)
+
+
+def _create_schema(engine: Engine) -> None:
+    SQLModel.metadata.create_all(engine)
+    fulltext.ensure_index(engine)
+    with engine.begin() as connection:
+        # The current tables at once (running every migration on each new store would cost more),
+        # stamped so later revisions upgrade from here.
+        migrations.stamp_head(connection)
+        if connection.execute(select(StoreGenerationRow.id)).first() is None:
+            connection.execute(insert(StoreGenerationRow).values(id=1, generation=0))
+        connection.execute(delete(MetaRow).where(MetaRow.key == "schema_version"))
+        connection.execute(insert(MetaRow).values(key="schema_version", value=str(SCHEMA_VERSION)))
+
+
+def _upgrade_schema(engine: Engine, version: int) -> None:
+    print(f"graphmem: upgrading the store {engine.url.render_as_string()} from schema version {version} "
+          f"to {SCHEMA_VERSION}", file=sys.stderr)
+    with engine.begin() as connection:
+        migrations.upgrade(connection, version)

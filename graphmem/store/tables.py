@@ -15,6 +15,7 @@ from sqlmodel import Field, SQLModel
 
 __all__ = [
     "SCHEMA_VERSION",
+    "ChangeRow",
     "ConceptEdgeRow",
     "ConceptRow",
     "FactRow",
@@ -25,9 +26,12 @@ __all__ = [
     "PromptRow",
     "RelationRow",
     "SessionRow",
+    "StoreGenerationRow",
 ]
 
-SCHEMA_VERSION = 1
+# The schema version, recorded in ``graphmem_meta``; each version is one Alembic revision of
+# ``graphmem/store/migrations`` (version N = revision "000N"), and a test keeps the two in step.
+SCHEMA_VERSION = 2
 
 
 class MemoryRow(SQLModel, table=True):
@@ -186,3 +190,20 @@ class FactRow(SQLModel, table=True):
     source_id: str | None = None
     meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class StoreGenerationRow(SQLModel, table=True):
+    """One row (id=1): the store's write generation, bumped by every committed write."""
+    __tablename__ = "store_generation"
+    id: int = Field(default=1, primary_key=True)
+    generation: int = Field(default=0, sa_type=BigInteger)
+
+
+class ChangeRow(SQLModel, table=True):
+    """The change log: what each write generation changed, so other processes follow it."""
+    __tablename__ = "change_log"
+    seq: int | None = Field(default=None, primary_key=True)
+    generation: int = Field(index=True, sa_type=BigInteger)
+    kind: str
+    refs: list[str] = Field(default_factory=list, sa_type=JSON)
+    at: int = Field(sa_type=BigInteger)
