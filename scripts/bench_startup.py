@@ -2,6 +2,8 @@
 
 Both run ``graphmem`` as a fresh process, the way a shell or an MCP client does, so the figures include
 interpreter start and every import. The baseline column is ``python -c pass``: the floor any Python CLI pays.
+The server's CPU seconds up to its answer are given too: on a shared, busy machine they move far less than
+wall time does.
 
     python scripts/bench_startup.py              # the rows alone
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import selectors
 import statistics
 import subprocess
@@ -40,8 +43,9 @@ def help_seconds(runs: int = 5) -> float:
     return statistics.median(_wall([*_graphmem(), "--help"]) for _ in range(runs))
 
 
-def initialize_seconds(db: Path, timeout: float = 60.0) -> float:
-    """Wall time from starting ``graphmem serve`` (stdio) to its answer to MCP ``initialize``."""
+def initialize_seconds(db: Path, timeout: float = 60.0) -> tuple[float, float]:
+    """Wall time and the server's CPU time, from starting ``graphmem serve`` (stdio) to its ``initialize`` answer."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     server = subprocess.Popen([*_graphmem(), "--db", str(db), "--create", "serve"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ})
@@ -57,23 +61,27 @@ def initialize_seconds(db: Path, timeout: float = 60.0) -> float:
         elapsed = time.perf_counter() - start
         if answer.get("id") != 1 or "result" not in answer:
             raise RuntimeError(f"unexpected answer to initialize: {answer}")
-        return elapsed
     finally:
         server.kill()
         server.wait()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # a killed child's CPU counts once it is reaped
+    return elapsed, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def bench_startup(runs: int = 5) -> list[tuple[str, str, str]]:
     """The start-up rows: (measure, graphmem, baseline from the same run)."""
     floor = statistics.median(_wall([sys.executable, "-c", "pass"]) for _ in range(runs))
-    initialize = []
+    walls, cpus = [], []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as scratch:  # an empty store each time
-            initialize.append(initialize_seconds(Path(scratch) / "memory.db"))
+            wall, cpu = initialize_seconds(Path(scratch) / "memory.db")
+        walls.append(wall)
+        cpus.append(cpu)
     return [
         ("`graphmem --help` wall (s, median)", f"{help_seconds(runs):.2f}", f"{floor:.2f} (python -c pass)"),
-        ("`serve` stdio initialize, empty store (s, median)", f"{statistics.median(initialize):.2f}",
+        ("`serve` stdio initialize, empty store: wall (s, median)", f"{statistics.median(walls):.2f}",
          f"{floor:.2f} (python -c pass)"),
+        ("`serve` stdio initialize, empty store: server CPU (s, median)", f"{statistics.median(cpus):.2f}", "-"),
     ]
 
 
