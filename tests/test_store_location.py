@@ -75,3 +75,8 @@ def test_the_per_user_store_is_created_on_first_use(tmp_path, capsys):
     assert main(["--json", "stats"]) == 0
     assert (tmp_path / "xdg" / "graphmem" / "memory.db").is_file()
     assert "(user)" in capsys.readouterr().err
+
+
+def test_a_relative_store_path_is_reported_in_full(tmp_path, capsys):
+    assert main(["--db", "rel.db", "--create", "--json", "stats"]) == 0
+    assert json.loads(capsys.readouterr().out)["database"] == f"sqlite:///{tmp_path / 'work' / 'rel.db'}"

@@ -34,6 +34,10 @@ def settings_for(args: argparse.Namespace, *, create: bool = False) -> Any:
 
     settings = Settings.load(**({"db": args.db} if args.db else {}))
     location = store_location(settings)
+    if location.path is not None and not location.path.is_absolute():
+        # memory_status and stats report the store by its full path, whatever directory they run from
+        settings = settings.model_copy(update={"db": str(location.path.absolute())})
+        location = store_location(settings)
     # A named store (--db, GRAPHMEM_DB, a project's .graphmem/) must exist: a typo must not silently
     # become a new, empty memory. The per-user store is the one fallback created on first use.
     created = _prepare_store(location.path, create=create or args.create or location.source == "user")
