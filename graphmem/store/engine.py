@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, event, insert, inspect, select
-from sqlalchemy.engine import Engine
+from sqlalchemy import delete, event, insert, inspect, select, text
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import SQLModel, create_engine
@@ -21,6 +21,8 @@ __all__ = ["database_url", "open_engine"]
 
 # Both spellings name a private in-memory database; each needs the one shared connection below.
 _SQLITE_MEMORY_URLS = frozenset({"sqlite://", "sqlite:///:memory:"})
+# PostgreSQL advisory lock key that serializes building or upgrading a store's schema ("graphmem" in ASCII).
+_SCHEMA_LOCK = 0x67726170686D656D
 
 
 def database_url(db: str) -> str:
@@ -99,51 +101,61 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
 
 
 def _ensure_schema(engine: Engine) -> None:
-    version = _stored_version(engine)
-    if version == SCHEMA_VERSION:
+    with engine.connect() as connection:
+        version = _stored_version(connection)
+    if version == SCHEMA_VERSION:  # the common case: one query, no lock
         return
+    _refuse_newer(engine, version)
+    with engine.connect() as connection:
+        # Build or upgrade under the store's write lock, re-reading the version inside it: several
+        # processes (two servers, a CLI) may open the same new or old store at the same moment, and only
+        # the first may change it. The others then find it current.
+        _lock_schema(connection)
+        version = _stored_version(connection)
+        _refuse_newer(engine, version)
+        if version is None:
+            _create_schema(connection)
+        elif version < SCHEMA_VERSION:
+            print(f"graphmem: upgrading the store {engine.url.render_as_string()} from schema version "
+                  f"{version} to {SCHEMA_VERSION}", file=sys.stderr)
+            migrations.upgrade(connection, version)
+        connection.commit()
+
+
+def _refuse_newer(engine: Engine, version: int | None) -> None:
     if version is not None and version > SCHEMA_VERSION:
         # A typed error, so the CLI prints one line and the MCP server refuses to start cleanly,
         # instead of writing rows an older schema does not know about.
         engine.dispose()
         raise StorageError(f"database schema version {version} is newer than this graphmem supports "
                            f"({SCHEMA_VERSION}); upgrade graphmem to open {engine.url.render_as_string()}")
-    try:
-        if version is None:
-            _create_schema(engine)
-        else:
-            _upgrade_schema(engine, version)
-    except SQLAlchemyError:
-        # Another process may have built or upgraded the same store a moment earlier; that is
-        # success too. Anything else is a real failure.
-        if _stored_version(engine) != SCHEMA_VERSION:
-            raise
 
 
-def _stored_version(engine: Engine) -> int | None:
+def _lock_schema(connection: Connection) -> None:
+    """Take the store's write lock for the rest of this transaction (DDL included)."""
+    if connection.dialect.name == "sqlite":
+        # pysqlite runs DDL outside any transaction unless one is open; BEGIN IMMEDIATE opens one and
+        # takes the write lock now, so the whole build or upgrade is atomic and serialized.
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    elif connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+
+
+def _stored_version(connection: Connection) -> int | None:
     """The store's schema version, or ``None`` for a store with no tables yet."""
-    with engine.connect() as connection:
-        if not inspect(connection).has_table(MetaRow.__tablename__):
-            return None
-        value = connection.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
+    if not inspect(connection).has_table(MetaRow.__tablename__):
+        return None
+    value = connection.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
     return None if value is None else int(value)
 
 
-def _create_schema(engine: Engine) -> None:
-    SQLModel.metadata.create_all(engine)
-    fulltext.ensure_index(engine)
-    with engine.begin() as connection:
-        # The current tables at once (running every migration on each new store would cost more),
-        # stamped so later revisions upgrade from here.
-        migrations.stamp_head(connection)
-        if connection.execute(select(StoreGenerationRow.id)).first() is None:
-            connection.execute(insert(StoreGenerationRow).values(id=1, generation=0))
-        connection.execute(delete(MetaRow).where(MetaRow.key == "schema_version"))
-        connection.execute(insert(MetaRow).values(key="schema_version", value=str(SCHEMA_VERSION)))
-
-
-def _upgrade_schema(engine: Engine, version: int) -> None:
-    print(f"graphmem: upgrading the store {engine.url.render_as_string()} from schema version {version} "
-          f"to {SCHEMA_VERSION}", file=sys.stderr)
-    with engine.begin() as connection:
-        migrations.upgrade(connection, version)
+def _create_schema(connection: Connection) -> None:
+    # The current tables at once (running every migration on each new store would cost more),
+    # stamped so that later revisions upgrade from here.
+    SQLModel.metadata.create_all(connection)
+    fulltext.ensure_index(connection)
+    migrations.stamp_head(connection)
+    if connection.execute(select(StoreGenerationRow.id)).first() is None:
+        connection.execute(insert(StoreGenerationRow).values(id=1, generation=0))
+    connection.execute(delete(MetaRow).where(MetaRow.key == "schema_version"))
+    connection.execute(insert(MetaRow).values(key="schema_version", value=str(SCHEMA_VERSION)))

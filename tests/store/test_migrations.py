@@ -7,6 +7,8 @@ and the rows of ``fixtures/v1_store.sql``, which a version 1 graphmem wrote (por
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -141,3 +143,22 @@ def test_a_store_newer_than_this_graphmem_is_refused_and_left_untouched(tmp_path
     engine.dispose()
     with pytest.raises(StorageError, match=f"schema version {SCHEMA_VERSION + 1} is newer than this graphmem"):
         open_engine(db)
+
+
+@pytest.mark.parametrize("store", ["new", "version 1"])
+def test_processes_opening_one_store_at_once_build_or_upgrade_it_once(tmp_path, store):
+    url = database_url(str(tmp_path / "shared.db"))
+    counts = write_v1_store(url) if store == "version 1" else {}
+    opener = "import sys; from graphmem.store.engine import open_engine; open_engine(sys.argv[1]).dispose()"
+    processes = [subprocess.Popen([sys.executable, "-c", opener, url], stderr=subprocess.PIPE, text=True)
+                 for _ in range(4)]
+    errors = [process.communicate(timeout=120)[1] for process in processes]
+    assert [process.returncode for process in processes] == [0] * 4, errors
+    assert sum("upgrading the store" in error for error in errors) == (1 if counts else 0)
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [
+            migrations.HEAD]
+        for table, count in counts.items():
+            assert connection.execute(text(f"SELECT count(*) FROM {table}")).scalar_one() == count
+    engine.dispose()
