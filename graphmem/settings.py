@@ -8,8 +8,10 @@ Nested sections map to environment variables with a double underscore, for examp
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,7 +21,7 @@ from graphmem.errors import InvalidInput
 
 __all__ = [
     "ActivationSettings", "DecaySettings", "FusionSettings", "LifecycleSettings", "LimitSettings", "Settings",
-    "default_db_path",
+    "StoreLocation", "default_db_path", "find_store", "init_location", "store_location",
 ]
 
 
@@ -175,13 +177,71 @@ def _spelled(location: tuple[Any, ...]) -> str:
     return f"GRAPHMEM_{'__'.join(parts).upper()} (or {'.'.join(parts)} in graphmem.toml)"
 
 
-def default_db_path() -> Path:
-    """Per-project default: ``.graphmem/memory.db`` under the current working directory.
+STORE_DIR = ".graphmem"
+STORE_FILE = "memory.db"
 
-    ``GRAPHMEM_HOME`` moves the folder. Each project keeps its own memory next to its code, as
-    KiroGraph does, so two repositories never share (or leak) memories by accident.
+
+@dataclass(frozen=True, slots=True)
+class StoreLocation:
+    """Where the store is, and which rule chose it (docs/configuration.md, "Where the store lives").
+
+    ``source`` is ``"explicit"`` (``--db``, ``GRAPHMEM_DB``, ``db`` in graphmem.toml or ``GRAPHMEM_HOME``),
+    ``"project"`` (the nearest ``.graphmem/`` up from the working directory) or ``"user"`` (the per-user
+    data directory, the fallback a server started from anywhere gets).
     """
-    return Path(os.environ.get("GRAPHMEM_HOME", ".graphmem")) / "memory.db"
+
+    db: str
+    source: Literal["explicit", "project", "user"]
+
+    @property
+    def path(self) -> Path | None:
+        """The SQLite file, or ``None`` for a database URL or an in-memory store."""
+        if "://" in self.db or self.db in {"", ":memory:"}:
+            return None
+        return Path(self.db).expanduser()
+
+    def shown(self) -> str:
+        """The location as printed on stderr: a path, or a URL with its password masked."""
+        return re.sub(r"://([^:/@]*):[^@/]*@", r"://\1:***@", self.db)
+
+
+def find_store(cwd: Path | None = None, environ: Mapping[str, str] | None = None) -> StoreLocation:
+    """The default store when none is named: the nearest ``.graphmem/`` up the tree, else the user's.
+
+    The per-user store is ``$XDG_DATA_HOME/graphmem/memory.db`` (``~/.local/share/graphmem/memory.db``),
+    so an MCP client that starts ``graphmem serve`` from any directory always gets the same memory
+    instead of a new, empty one wherever it happened to start.
+    """
+    environ = os.environ if environ is None else environ
+    if environ.get("GRAPHMEM_HOME"):
+        return StoreLocation(str(Path(environ["GRAPHMEM_HOME"]).expanduser().absolute() / STORE_FILE), "explicit")
+    start = (cwd or Path.cwd()).absolute()
+    for folder in (start, *start.parents):
+        if (folder / STORE_DIR).is_dir():
+            return StoreLocation(str(folder / STORE_DIR / STORE_FILE), "project")
+    data_home = environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return StoreLocation(str(Path(data_home) / "graphmem" / STORE_FILE), "user")
+
+
+def init_location(cwd: Path | None = None) -> Path:
+    """Where ``graphmem init`` puts a new project store: the git root's ``.graphmem/``, else the cwd's."""
+    start = (cwd or Path.cwd()).absolute()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder / STORE_DIR / STORE_FILE
+    return start / STORE_DIR / STORE_FILE
+
+
+def store_location(settings: Settings, environ: Mapping[str, str] | None = None) -> StoreLocation:
+    """The store ``settings`` name, and why: given explicitly, or found by :func:`find_store`."""
+    if "db" in settings.model_fields_set:
+        return StoreLocation(settings.db, "explicit")
+    return find_store(environ=environ)
+
+
+def default_db_path() -> Path:
+    """The default store's file when none is named (see :func:`find_store`)."""
+    return Path(find_store().db)
 
 
 def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:

@@ -6,22 +6,21 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import spacy
-from spacy.language import Language
-from spacy.tokens import Doc
-
-from nlp.candidates import find_occurrences
-from nlp.doc_view import DocView, build_doc_view
-from nlp.lexicon import get_lexicon
-from nlp.matchers import MultiTokenMatcher
-from nlp.model_spans import model_names, model_phrases, model_sentence_starts
 from nlp.normalize import normalize_key
-from nlp.query import fallback_keys, word_ngrams
 from nlp.salience import aggregate_mentions
-from nlp.token_info import TokenInfoCache
-from nlp.tokenizer import install_code_tokenizer
 from nlp.types import ParsedObservation
+
+# spaCy and every module built on it load with the first pipeline, not with ``import nlp``: the CLI's
+# --help and the MCP server's start (``initialize``) never parse, and spaCy's import is over a second.
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+    from nlp.doc_view import DocView
+    from nlp.matchers import MultiTokenMatcher
+    from nlp.token_info import TokenInfoCache
 
 __all__ = ["BLANK_MODEL", "ConceptExtractor", "normalize_key"]
 
@@ -49,6 +48,13 @@ def _pipeline(model: str) -> _Pipeline:
 
 
 def _build_pipeline(model: str) -> _Pipeline:
+    import spacy
+
+    from nlp.lexicon import get_lexicon
+    from nlp.matchers import MultiTokenMatcher
+    from nlp.token_info import TokenInfoCache
+    from nlp.tokenizer import install_code_tokenizer
+
     if model == BLANK_MODEL:
         nlp = spacy.blank("en")
     elif spacy.util.is_package(model) or Path(model).is_dir():
@@ -108,7 +114,16 @@ class ConceptExtractor:
             raise ValueError(f"max_phrase_words must be at least 2, not {max_phrase_words}")
         self.model = model
         self.max_phrase_words = max_phrase_words
-        self._pipeline = _pipeline(model)
+        self._loaded: _Pipeline | None = None
+        if model != BLANK_MODEL:
+            self._loaded = _pipeline(model)  # a named model is checked (installed?) when configured
+
+    @property
+    def _pipeline(self) -> _Pipeline:
+        """The shared spaCy pipeline, built on first use (a blank one in about 0.3 s plus spaCy's import)."""
+        if self._loaded is None:
+            self._loaded = _pipeline(self.model)
+        return self._loaded
 
     def parse(self, text: str) -> ParsedObservation:
         """Extract the concepts of one text.
@@ -166,6 +181,8 @@ class ConceptExtractor:
         """
         parsed = self.parse(text)
         parts = {mention.key: mention.parts for mention in parsed.mentions}
+        from nlp.query import fallback_keys
+
         word_key = self._pipeline.tokens.word_key
         # The phrase spelled by an identifier ("user id" of getUserById) is already its fallback.
         identifier_spans = {(m.start, m.end) for m in parsed.mentions if m.kind == "identifier"}
@@ -195,15 +212,23 @@ class ConceptExtractor:
         >>> ConceptExtractor().candidate_ngrams("Webhook handlers in src/app.py", max_n=2)
         ['webhook', 'webhook handler', 'webhook handlers', 'handler', 'handlers', 'src/app.py']
         """
+        from nlp.query import word_ngrams
+
         if max_n < 1:
             raise ValueError(f"max_n must be at least 1, not {max_n}")
         return word_ngrams(self._view(self._pipeline.nlp(text), text), max_n)
 
     def _view(self, doc: Doc, text: str) -> DocView:
+        from nlp.doc_view import build_doc_view
+        from nlp.model_spans import model_sentence_starts
+
         starts = model_sentence_starts(doc) if self._pipeline.is_trained else frozenset()
         return build_doc_view(doc, text, self._pipeline.tokens, starts)
 
     def _observation(self, doc: Doc, text: str) -> ParsedObservation:
+        from nlp.candidates import find_occurrences
+        from nlp.model_spans import model_names, model_phrases
+
         view = self._view(doc, text)
         extra_phrases, extra_names = [], []
         if self._pipeline.is_trained:

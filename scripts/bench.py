@@ -28,6 +28,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(_HERE))
 
 import synthetic  # noqa: E402
+from bench_startup import bench_startup  # noqa: E402
 
 from graphmem import MemoryService, Settings  # noqa: E402
 
@@ -140,7 +141,8 @@ def main() -> int:
                         help="also run the conversational set (scripts/retrieval_eval/bench_sections.py)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    rows = bench_store(args.store_count)
+    rows = bench_startup()  # --help wall time and serve's initialize latency, fresh processes
+    rows += bench_store(args.store_count)
     _progress(rows)
     with tempfile.TemporaryDirectory() as scratch:
         rows += bench_latency(args.sizes, args.queries, Path(scratch))

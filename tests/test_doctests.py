@@ -16,7 +16,9 @@ def _modules() -> list[str]:
     names = []
     for package in (graphmem, nlp):
         for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
-            names.append(info.name)
+            # Importing these runs them: the CLI's __main__, and Alembic's migration environment.
+            if not info.name.endswith(".__main__") and ".migrations." not in info.name:
+                names.append(info.name)
     return sorted(names)
 
 

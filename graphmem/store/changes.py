@@ -57,11 +57,12 @@ class Change:
 def bump_generation(session: Session) -> int:
     """Take the store's writer lock and return this write's generation (the first statement of a write)."""
     connection = session.connection()
-    generation = connection.execute(text(
-        "UPDATE store_generation SET generation = generation + 1 WHERE id = 1 RETURNING generation")).scalar()
-    if generation is None:  # a store created before the row existed: start the count
-        connection.execute(text("INSERT INTO store_generation (id, generation) VALUES (1, 1)"))
-        return 1
+    bump = text("UPDATE store_generation SET generation = generation + 1 WHERE id = 1 RETURNING generation")
+    generation = connection.execute(bump).scalar()
+    if generation is None:  # the row is made with the schema; recreate it if someone deleted it
+        connection.execute(text("INSERT INTO store_generation (id, generation) VALUES (1, 0) "
+                                "ON CONFLICT (id) DO NOTHING"))
+        generation = connection.execute(bump).scalar()
     return int(generation)
 
 

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, inspect
+from sqlalchemy import delete, event, insert, inspect, select, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
-from sqlmodel import Session, SQLModel, create_engine, select
+from sqlmodel import SQLModel, create_engine
 
 from graphmem.errors import StorageError
-from graphmem.store import fulltext
-from graphmem.store.tables import SCHEMA_VERSION, MetaRow
+from graphmem.store import fulltext, migrations
+from graphmem.store.tables import SCHEMA_VERSION, MetaRow, StoreGenerationRow
 
 __all__ = ["WRITE_OPTION", "WRITE_WAIT_S", "database_url", "describe_store", "open_engine", "snapshot"]
 
@@ -28,6 +29,8 @@ WRITE_OPTION = "graphmem_write"
 
 # Both spellings name a private in-memory database; each needs the one shared connection below.
 _SQLITE_MEMORY_URLS = frozenset({"sqlite://", "sqlite:///:memory:"})
+# PostgreSQL advisory lock key that serializes building or upgrading a store's schema ("graphmem" in ASCII).
+_SCHEMA_LOCK = 0x67726170686D656D
 
 
 def database_url(db: str) -> str:
@@ -46,7 +49,10 @@ def database_url(db: str) -> str:
 
 
 def open_engine(db: str) -> Engine:
-    """Create the engine, the schema and the full-text index; record the schema version.
+    """Create the engine; build a new store's schema, or upgrade an older one (docs/configuration.md).
+
+    A new store gets the current tables, the full-text index and the Alembic stamp at once. A store at an
+    older schema version is migrated (one stderr line says so). A current store costs one query.
 
     Raises
     ------
@@ -63,10 +69,7 @@ def open_engine(db: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
     try:
-        _refuse_newer_schema(engine)  # before create_all: never add tables to a schema we do not know
-        SQLModel.metadata.create_all(engine)
-        fulltext.ensure_index(engine)
-        _record_schema_version(engine)
+        _ensure_schema(engine)
     except SQLAlchemyError as error:
         engine.dispose()
         shown = engine.url.render_as_string()  # hides the password
@@ -102,7 +105,12 @@ def _engine_options(url: str) -> dict[str, Any]:
         if url in _SQLITE_MEMORY_URLS:
             kwargs["poolclass"] = StaticPool  # one shared in-memory database, as in SQLModel's test guide
         else:
-            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+            # SQLite creates a missing file but not its folder; graphmem never creates folders here, so a
+            # mistyped path is an error naming it (the CLI's ``init`` / ``--create`` make the folder).
+            folder = Path(url.removeprefix("sqlite:///")).parent
+            if not folder.is_dir():
+                raise StorageError(f"cannot open database {url.removeprefix('sqlite:///')}: "
+                                   f"the directory {folder} does not exist")
     return kwargs
 
 
@@ -134,21 +142,63 @@ def _sqlite_begin(connection: Any) -> None:
     connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-def _refuse_newer_schema(engine: Engine) -> None:
-    if not inspect(engine).has_table(MetaRow.__tablename__):
+def _ensure_schema(engine: Engine) -> None:
+    with engine.connect() as connection:
+        version = _stored_version(connection)
+    if version == SCHEMA_VERSION:  # the common case: one query, no lock
         return
-    with Session(engine) as session:
-        row = session.exec(select(MetaRow).where(MetaRow.key == "schema_version")).first()
-    if row is not None and int(row.value) > SCHEMA_VERSION:
+    _refuse_newer(engine, version)
+    with engine.connect() as connection:
+        # Build or upgrade under the store's write lock, re-reading the version inside it: several
+        # processes (two servers, a CLI) may open the same new or old store at the same moment, and only
+        # the first may change it. The others then find it current.
+        _lock_schema(connection)
+        version = _stored_version(connection)
+        _refuse_newer(engine, version)
+        if version is None:
+            _create_schema(connection)
+        elif version < SCHEMA_VERSION:
+            print(f"graphmem: upgrading the store {engine.url.render_as_string()} from schema version "
+                  f"{version} to {SCHEMA_VERSION}", file=sys.stderr)
+            migrations.upgrade(connection, version)
+        connection.commit()
+
+
+def _refuse_newer(engine: Engine, version: int | None) -> None:
+    if version is not None and version > SCHEMA_VERSION:
         # A typed error, so the CLI prints one line and the MCP server refuses to start cleanly,
         # instead of writing rows an older schema does not know about.
         engine.dispose()
-        raise StorageError(f"database schema version {row.value} is newer than this graphmem supports "
+        raise StorageError(f"database schema version {version} is newer than this graphmem supports "
                            f"({SCHEMA_VERSION}); upgrade graphmem to open {engine.url.render_as_string()}")
 
 
-def _record_schema_version(engine: Engine) -> None:
-    with Session(engine) as session:
-        if session.get(MetaRow, "schema_version") is None:
-            session.add(MetaRow(key="schema_version", value=str(SCHEMA_VERSION)))
-            session.commit()
+def _lock_schema(connection: Connection) -> None:
+    """Take the store's write lock for the rest of this transaction (DDL included)."""
+    if connection.dialect.name == "sqlite":
+        # The transaction opens as a write (BEGIN IMMEDIATE, see _sqlite_begin): it takes the write lock
+        # now, so the whole build or upgrade is atomic and serialized.
+        connection.execution_options(**{WRITE_OPTION: True})
+        connection.execute(text("SELECT 1"))
+    elif connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+
+
+def _stored_version(connection: Connection) -> int | None:
+    """The store's schema version, or ``None`` for a store with no tables yet."""
+    if not inspect(connection).has_table(MetaRow.__tablename__):
+        return None
+    value = connection.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
+    return None if value is None else int(value)
+
+
+def _create_schema(connection: Connection) -> None:
+    # The current tables at once (running every migration on each new store would cost more),
+    # stamped so that later revisions upgrade from here.
+    SQLModel.metadata.create_all(connection)
+    fulltext.ensure_index(connection)
+    migrations.stamp_head(connection)
+    if connection.execute(select(StoreGenerationRow.id)).first() is None:
+        connection.execute(insert(StoreGenerationRow).values(id=1, generation=0))
+    connection.execute(delete(MetaRow).where(MetaRow.key == "schema_version"))
+    connection.execute(insert(MetaRow).values(key="schema_version", value=str(SCHEMA_VERSION)))

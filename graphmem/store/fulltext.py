@@ -6,7 +6,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from sqlalchemy import text
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 
 __all__ = ["ensure_index", "query_terms", "rank"]
 
@@ -45,12 +45,12 @@ _POSTGRES_DDL = (
 )
 
 
-def ensure_index(engine: Engine) -> None:
-    """Create the full-text index and the triggers that keep it in sync with ``memory``."""
-    statements = _SQLITE_DDL if engine.dialect.name == "sqlite" else _POSTGRES_DDL
-    with engine.begin() as connection:
-        for statement in statements:
-            connection.execute(text(statement))
+def ensure_index(connection: Connection) -> None:
+    """Create the full-text index and the triggers that keep it in sync with ``memory``, in the caller's
+    transaction (the store's schema is built in one)."""
+    statements = _SQLITE_DDL if connection.dialect.name == "sqlite" else _POSTGRES_DDL
+    for statement in statements:
+        connection.execute(text(statement))
 
 
 def query_terms(query: str) -> list[str]:

@@ -29,7 +29,9 @@ __all__ = [
     "StoreGenerationRow",
 ]
 
-SCHEMA_VERSION = 1
+# The schema version, recorded in ``graphmem_meta``; each version is one Alembic revision of
+# ``graphmem/store/migrations`` (version N = revision "000N"), and a test keeps the two in step.
+SCHEMA_VERSION = 2
 
 
 class MemoryRow(SQLModel, table=True):
@@ -192,20 +194,16 @@ class FactRow(SQLModel, table=True):
 
 class StoreGenerationRow(SQLModel, table=True):
     """One row (id=1): the store's write generation, bumped by every committed write."""
-
     __tablename__ = "store_generation"
-
     id: int = Field(default=1, primary_key=True)
-    generation: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    generation: int = Field(default=0, sa_type=BigInteger)
 
 
 class ChangeRow(SQLModel, table=True):
     """The change log: what each write generation changed, so other processes follow it."""
-
     __tablename__ = "change_log"
-
     seq: int | None = Field(default=None, primary_key=True)
-    generation: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
+    generation: int = Field(index=True, sa_type=BigInteger)
     kind: str
-    refs: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    at: int = Field(sa_column=Column(BigInteger, nullable=False))
+    refs: list[str] = Field(default_factory=list, sa_type=JSON)
+    at: int = Field(sa_type=BigInteger)

@@ -39,7 +39,7 @@ async def _round_trip(client: Client) -> None:
 
 
 async def test_graphmem_serve_over_stdio_as_a_subprocess(tmp_path):
-    params = StdioServerParameters(command=GRAPHMEM, args=["serve"], env=_env(tmp_path))
+    params = StdioServerParameters(command=GRAPHMEM, args=["--create", "serve"], env=_env(tmp_path))
     async with Client(params) as client:
         await _round_trip(client)
     assert (tmp_path / "served.db").exists()
@@ -66,7 +66,7 @@ def _wait_for_port(port: int, process: subprocess.Popen, timeout: float = 60.0) 
 async def test_graphmem_serve_over_streamable_http(tmp_path):
     port = _free_port()
     process = subprocess.Popen(
-        [GRAPHMEM, "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)],
+        [GRAPHMEM, "--create", "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)],
         env=_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         _wait_for_port(port, process)

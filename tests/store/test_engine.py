@@ -11,6 +11,7 @@ from sqlalchemy import text
 
 from graphmem import MemoryService, Settings
 from graphmem.errors import StorageError
+from graphmem.settings import store_location
 from graphmem.store.engine import database_url, open_engine
 from graphmem.store.tables import SCHEMA_VERSION
 from tests.conftest import ORDERS, WEBHOOK
@@ -24,13 +25,14 @@ def test_the_default_sqlite_file_is_in_wal_mode(service, settings):
         assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_the_default_location_is_per_project_under_the_working_directory(tmp_path, monkeypatch, extractor):
-    monkeypatch.chdir(tmp_path)
+def test_without_a_named_store_settings_use_the_nearest_project_store_up_the_tree(tmp_path, monkeypatch):
+    (tmp_path / ".graphmem").mkdir()
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "src" / "deep")
     monkeypatch.delenv("GRAPHMEM_HOME", raising=False)
     settings = Settings.load(environ={})
-    assert Path(settings.db) == Path(".graphmem/memory.db")
-    MemoryService(settings, extractor=extractor).close()
-    assert (tmp_path / ".graphmem" / "memory.db").is_file()
+    assert settings.db == str(tmp_path / ".graphmem" / "memory.db")
+    assert store_location(settings).source == "project"
 
 
 def test_graphmem_db_takes_a_path_or_a_database_url(tmp_path):
@@ -43,12 +45,11 @@ def test_graphmem_db_takes_a_path_or_a_database_url(tmp_path):
     assert database_url(":memory:") == "sqlite://"
 
 
-def test_a_path_in_a_missing_folder_creates_the_folder(tmp_path, extractor):
+def test_a_path_in_a_missing_folder_is_an_error_naming_it_and_creates_nothing(tmp_path):
     db = tmp_path / "a" / "b" / "memory.db"
-    memory = MemoryService(Settings.load(db=f"sqlite:///{db}", environ={}), extractor=extractor)
-    memory.store(WEBHOOK)
-    memory.close()
-    assert db.is_file()
+    with pytest.raises(StorageError, match=f"directory {tmp_path / 'a' / 'b'} does not exist"):
+        open_engine(f"sqlite:///{db}")
+    assert not (tmp_path / "a").exists()
 
 
 @pytest.mark.parametrize("db", [":memory:", "sqlite:///:memory:"])

@@ -15,7 +15,7 @@ def run(tmp_path, capsys, monkeypatch):
     database = str(tmp_path / "memory.db")
 
     def invoke(*argv: str) -> tuple[int, object]:
-        code = main(["--db", database, "--json", *argv])
+        code = main(["--db", database, "--create", "--json", *argv])
         out = capsys.readouterr()
         return code, (json.loads(out.out) if code == 0 else out.err)
     return invoke

@@ -1,5 +1,5 @@
 """The lifecycle commands of the ``graphmem`` CLI: bulk jobs (gc, prune, promote) and review, history,
-sessions and metrics. ``cli.py`` adds them to its ``COMMANDS`` and calls :func:`add_lifecycle_arguments`.
+sessions and metrics (docs/lifecycle.md). Each is a thin call into ``MemoryService.lifecycle``.
 
 gc, prune and promote are dry runs unless ``--apply`` is given; only ``--delete`` deletes.
 """
@@ -10,15 +10,15 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["LIFECYCLE_COMMANDS", "add_lifecycle_arguments", "render_report", "render_sessions"]
+from graphmem.cli.app import Commands, emit, open_service
+
+__all__ = ["COMMANDS", "add_arguments", "render_report", "render_sessions"]
 
 
 def _run(args: argparse.Namespace, call: Callable[[Any], Any], render: Callable[[Any], str]) -> None:
-    from graphmem.cli import _emit, _service
-
-    service = _service(args)
+    service = open_service(args)
     try:
-        _emit(args, call(service), render)
+        emit(args, call(service), render)
     finally:
         service.close()  # flushes metrics
 
@@ -91,7 +91,7 @@ def cmd_metrics(args: argparse.Namespace) -> None:
     _run(args, lambda s: s.lifecycle.metrics_report(reset=args.reset), render_report)
 
 
-LIFECYCLE_COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], None], str]] = {
+COMMANDS: Commands = {
     "touch": (cmd_touch, "graphmem touch payments/webhook-dedupe --boost"),
     "correct": (cmd_correct, 'graphmem correct web/session-storage "Sessions live in Redis, 30-minute TTL"'),
     "history": (cmd_history, "graphmem history web/session-storage"),
@@ -107,7 +107,7 @@ LIFECYCLE_COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], None], str]] 
 }
 
 
-def add_lifecycle_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
+def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     """The arguments of the lifecycle commands (docs/lifecycle.md)."""
     parsers["touch"].add_argument("ids", nargs="+", help="memory ids or topic keys")
     parsers["touch"].add_argument("--boost", action="store_true", help="also raise strength (capped)")

@@ -25,7 +25,7 @@ def db(tmp_path, extractor) -> tuple[str, list[str]]:
 
 
 def run(capsys, *argv: str) -> dict:
-    assert main(["--json", *argv]) == 0
+    assert main(["--json", "--create", *argv]) == 0
     return json.loads(capsys.readouterr().out)
 
 
@@ -52,4 +52,4 @@ def test_history_review_sessions_and_metrics_print_text_with_ids(db, capsys):
 def test_a_bad_duration_prints_one_line_and_exits_2(db, capsys):
     path, _ = db
     assert main(["--db", path, "prune", "--older-than", "soon", "--apply"]) == 2
-    assert capsys.readouterr().err.startswith("error: duration 'soon'")
+    assert capsys.readouterr().err.splitlines()[-1].startswith("error: duration 'soon'")

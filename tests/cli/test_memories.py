@@ -1,4 +1,4 @@
-"""The ``graphmem`` command line: documented commands, a JSON round trip, one-line errors, the demo."""
+"""The memory commands of ``graphmem`` (and every command's help): a JSON round trip, one-line errors, the demo."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from graphmem.store.engine import open_engine
 from graphmem.store.tables import SCHEMA_VERSION
 from tests.conftest import ORDERS, WEBHOOK
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 @pytest.fixture(autouse=True)
@@ -26,9 +26,11 @@ def isolated(tmp_path, monkeypatch) -> None:
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    """Run one command on a store it may create; stderr without the line naming the store."""
+    code = main(["--create", *argv])
     captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return code, captured.out, "".join(line for line in captured.err.splitlines(keepends=True)
+                                       if not line.startswith("graphmem: "))
 
 
 def run_json(capsys, *argv: str) -> object:

@@ -1,27 +1,20 @@
 """CLI commands of the relation area: relate, conflicts, fact, history, capture, lint (docs/relations.md).
 
-``graphmem.cli`` lists them in ``COMMANDS`` and calls :func:`add_arguments`; each command is a thin
-call into ``MemoryService.relations`` that prints text, or JSON with ``--json``.
+Each command is a thin call into ``MemoryService.relations`` that prints text, or JSON with ``--json``.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from graphmem.cli.app import Commands, emit, open_service
 from graphmem.core.relations import valid_relation_types
 from graphmem.errors import InvalidInput
 
-__all__ = ["RELATION_COMMANDS", "add_arguments", "cmd_capture", "cmd_chain", "cmd_conflicts", "cmd_fact",
+__all__ = ["COMMANDS", "add_arguments", "cmd_capture", "cmd_chain", "cmd_conflicts", "cmd_fact",
            "cmd_lint", "cmd_relate"]
-
-
-def _cli() -> Any:
-    from graphmem import cli
-
-    return cli
 
 
 def _args(args: argparse.Namespace, count: int, usage: str) -> list[str]:
@@ -32,16 +25,16 @@ def _args(args: argparse.Namespace, count: int, usage: str) -> list[str]:
 
 def cmd_relate(args: argparse.Namespace) -> None:
     """Relate two memories (ids or topic keys) with a typed relation, judged now."""
-    outcome = _cli()._service(args).relations.relate(args.source, args.target, args.type,
+    outcome = open_service(args).relations.relate(args.source, args.target, args.type,
                                                      confidence=args.confidence, reason=args.reason,
                                                      evidence=args.evidence)
-    _cli()._emit(args, outcome, lambda o: f"{o.action}: {o.message}" + (
+    emit(args, outcome, lambda o: f"{o.action}: {o.message}" + (
         f"; superseded {', '.join(o.superseded)}" if o.superseded else ""))
 
 
 def cmd_conflicts(args: argparse.Namespace) -> None:
     """Conflict workflow: scan, pending, compare A B, judge REL_ID, ignore REL_ID."""
-    service = _cli()._service(args)
+    service = open_service(args)
     relations = service.relations
     if args.action == "scan":
         result: Any = service.conflicts.scan(args.limit, args.project, min_score=args.min_score)
@@ -62,7 +55,7 @@ def cmd_conflicts(args: argparse.Namespace) -> None:
     else:
         (relation_id,) = _args(args, 1, "graphmem conflicts ignore REL_ID")
         result, render = relations.ignore(relation_id, args.reason), _render_outcome
-    _cli()._emit(args, result, render)
+    emit(args, result, render)
 
 
 def _render_scan(scan: Any) -> str:
@@ -84,7 +77,7 @@ def _render_outcome(outcome: Any) -> str:
 
 def cmd_fact(args: argparse.Namespace) -> None:
     """Temporal facts: add S P O, invalidate FACT_ID, at [--at T], timeline SUBJECT."""
-    facts = _cli()._service(args).facts
+    facts = open_service(args).facts
     if args.action == "add":
         subject, predicate, obj = _args(args, 3, "graphmem fact add SUBJECT PREDICATE OBJECT")
         result: Any = facts.add(subject, predicate, obj, confidence=args.confidence,
@@ -98,7 +91,7 @@ def cmd_fact(args: argparse.Namespace) -> None:
         result = facts.timeline(subject)
     else:
         result = facts.at(args.at, *(args.args + [None] * 3)[:3])
-    _cli()._emit(args, result, _render_facts)
+    emit(args, result, _render_facts)
 
 
 def _render_facts(result: Any) -> str:
@@ -110,8 +103,8 @@ def _render_facts(result: Any) -> str:
 
 def cmd_chain(args: argparse.Namespace) -> None:
     """History of a topic key or memory chain: what replaced what, and when."""
-    history = _cli()._service(args).history.of(args.ref, args.project)
-    _cli()._emit(args, history, lambda h: "\n".join(
+    history = open_service(args).history.of(args.ref, args.project)
+    emit(args, history, lambda h: "\n".join(
         [f"{m.id} [{m.valid_from} → {m.valid_to or 'now'}] {m.content[:90]}" for m in h.memories]
         + [f"  {e.at}: {e.new_id} replaced {e.old_id} ({e.via})" for e in h.events]))
 
@@ -119,9 +112,9 @@ def cmd_chain(args: argparse.Namespace) -> None:
 def cmd_capture(args: argparse.Namespace) -> None:
     """Capture a markdown note's Decisions / Learnings / Errors ... bullets as typed memories."""
     content = Path(args.file).read_text(encoding="utf-8")
-    capture = _cli()._service(args).capture
+    capture = open_service(args).capture
     result = capture.markdown(content, project=args.project, tags=args.tag, dry_run=args.dry_run)
-    _cli()._emit(args, result, lambda r: "\n".join(
+    emit(args, result, lambda r: "\n".join(
         [f"{i.id or '(dry run)'} [{i.kind}] {i.content[:90]}" for i in r.items]
         + [f"skipped line {s.line}: {s.reason}: {s.text[:60]}" for s in r.skipped]
         + [f"stored {r.stored}, duplicates {r.duplicates}, skipped {len(r.skipped)}"]))
@@ -129,8 +122,8 @@ def cmd_capture(args: argparse.Namespace) -> None:
 
 def cmd_lint(args: argparse.Namespace) -> None:
     """Check the store's health; --fix repairs what is safe."""
-    report = _cli()._service(args).lint.run(fix=args.fix)
-    _cli()._emit(args, report, lambda r: "\n".join(
+    report = open_service(args).lint.run(fix=args.fix)
+    emit(args, report, lambda r: "\n".join(
         [f"{_state(f)}  {f.check}  {f.subject}: {f.detail}" for f in r.findings]
         + ["ok" if r.ok else f"{len(r.findings)} findings, {r.fixed} fixed"]))
 
@@ -176,7 +169,7 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
 
 # ``graphmem history`` is the lifecycle's per-memory version list; ``chain`` adds topic keys and the
 # time each replacement happened (it reads judged supersedes relations and parent_id lineage).
-RELATION_COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], None], str]] = {
+COMMANDS: Commands = {
     "relate": (cmd_relate, "graphmem relate decision/sessions-redis decision/sessions-cookies supersedes "
                            "--reason 'moved to Redis'"),
     "conflicts": (cmd_conflicts, "graphmem conflicts scan --limit 100; graphmem conflicts pending"),

@@ -1,0 +1,60 @@
+"""``graphmem``: a thin command-line shell over ``MemoryService``.
+
+Every command prints readable text, or JSON with ``--json``. Errors print one line and exit 2.
+One module per feature, mirroring the service: ``start`` (init, serve, demo), ``memories`` (store, search,
+associate, import, export, stats), ``relations`` (relate, conflicts, fact, chain, capture, lint) and
+``lifecycle`` (touch, correct, history, forget, restore, review, promote, prune, gc, sessions, metrics).
+They share ``app`` and never import each other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from graphmem import __version__
+from graphmem.cli import lifecycle, memories, relations, start
+from graphmem.cli.app import Commands
+from graphmem.errors import GraphmemError
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+_FEATURES = (start, memories, lifecycle, relations)
+COMMANDS: Commands = {name: command for feature in _FEATURES for name, command in feature.COMMANDS.items()}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``graphmem`` parser: the common options, then one subcommand per entry of :data:`COMMANDS`."""
+    parser = argparse.ArgumentParser(prog="graphmem", description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"graphmem {__version__}")
+    parser.add_argument("--db", help="SQLite path or database URL (default: $GRAPHMEM_DB, else the nearest "
+                                     ".graphmem/ up from here, else ~/.local/share/graphmem/memory.db)")
+    parser.add_argument("--create", action="store_true", help="create the store if it does not exist")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    sub = parser.add_subparsers(dest="command", required=True)
+    parsers = {name: sub.add_parser(name, help=(fn.__doc__ or "").splitlines()[0],
+                                    description=(fn.__doc__ or "").splitlines()[0], epilog=f"example: {example}")
+               for name, (fn, example) in COMMANDS.items()}
+    for feature in _FEATURES:
+        feature.add_arguments(parsers)
+    for p in parsers.values():  # accept the common options after the subcommand too
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+        p.add_argument("--db", default=argparse.SUPPRESS, help="SQLite path or database URL")
+        p.add_argument("--create", action="store_true", default=argparse.SUPPRESS,
+                       help="create the store if it does not exist")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; ``0`` on success, ``2`` with one ``error:`` line on stderr otherwise."""
+    args = build_parser().parse_args(argv)
+    try:
+        COMMANDS[args.command][0](args)
+    except GraphmemError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as error:  # a missing, unreadable or non-UTF-8 file named on the line
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,86 @@
+"""What every CLI command shares: the store this call opens, the service over it, output and the command table.
+
+Feature modules (``memories``, ``relations``, ``lifecycle``, ``start``) import only this module, never each
+other, and call only the ``MemoryService`` facade. Nothing heavy loads here: the service (spaCy, scipy,
+SQLAlchemy) is imported by :func:`open_service`, when a command needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import dataclasses
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from graphmem.errors import StorageError
+
+__all__ = ["Command", "Commands", "emit", "open_service", "plain", "settings_for"]
+
+Command = Callable[[argparse.Namespace], None]
+# name → (handler, example): the handler's docstring is the command's help, the example its epilog.
+Commands = dict[str, tuple[Command, str]]
+
+
+def settings_for(args: argparse.Namespace, *, create: bool = False) -> Any:
+    """The settings of this call, once the store they name exists (or may be created).
+
+    Prints the one stderr line that says which store this process opened.
+    """
+    from graphmem.settings import Settings, store_location
+
+    settings = Settings.load(**({"db": args.db} if args.db else {}))
+    location = store_location(settings)
+    if location.path is not None and not location.path.is_absolute():
+        # memory_status and stats report the store by its full path, whatever directory they run from
+        settings = settings.model_copy(update={"db": str(location.path.absolute())})
+        location = store_location(settings)
+    # A named store (--db, GRAPHMEM_DB, a project's .graphmem/) must exist: a typo must not silently
+    # become a new, empty memory. The per-user store is the one fallback created on first use.
+    created = _prepare_store(location.path, create=create or args.create or location.source == "user")
+    print(f"graphmem: {'created' if created else 'using'} store {location.shown()} ({location.source})",
+          file=sys.stderr)
+    return settings
+
+
+def _prepare_store(path: Path | None, *, create: bool) -> bool:
+    """Make the folder of a store that may be created; ``True`` if the store is new."""
+    if path is None or path.exists():
+        return False
+    if not create:
+        missing = "" if path.parent.is_dir() else f" (the directory {path.parent} does not exist)"
+        raise StorageError(f"no graphmem store at {path}{missing}; create it with "
+                           f"`graphmem --db {path} init` or add --create")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return True
+
+
+def open_service(args: argparse.Namespace, *, create: bool = False) -> Any:
+    """The ``MemoryService`` over this call's store; closed at exit, so one-shot commands keep their metrics."""
+    from graphmem.service import MemoryService
+
+    service = MemoryService(settings_for(args, create=create))
+    atexit.register(service.close)  # one-shot commands still persist their metrics (docs/lifecycle.md)
+    return service
+
+
+def emit(args: argparse.Namespace, value: Any, render: Callable[[Any], str]) -> None:
+    """Print ``value``: JSON with ``--json``, else ``render(value)``."""
+    if args.json:
+        print(json.dumps(plain(value), ensure_ascii=False, indent=2, default=str))
+    else:
+        print(render(value))
+
+
+def plain(value: Any) -> Any:
+    """``value`` with every dataclass turned into a dict, for JSON."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value

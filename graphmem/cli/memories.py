@@ -1,0 +1,158 @@
+"""The memory commands: store, search, associate, import, export and stats (DESIGN §5, docs/cli.md).
+
+Each is a thin call into ``MemoryService`` that prints text, or JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from graphmem.cli.app import Commands, emit, open_service
+from graphmem.errors import InvalidInput
+
+__all__ = ["COMMANDS", "add_arguments", "cmd_associate", "cmd_export", "cmd_import", "cmd_search", "cmd_stats",
+           "cmd_store"]
+
+
+def cmd_store(args: argparse.Namespace) -> None:
+    """Store one observation."""
+    result = open_service(args).store(args.content, kind=args.kind, project=args.project,
+                                      topic_key=args.topic_key, tags=args.tag, review_after=args.review_after)
+    emit(args, result, lambda r: f"{'duplicate of' if r.duplicate else 'stored'} {r.id} [{r.kind}] "
+                                 f"concepts: {', '.join(r.concepts[:12])}")
+
+
+def cmd_search(args: argparse.Namespace) -> None:
+    """Hybrid search (BM25 + activation)."""
+    result = open_service(args).search(args.query, project=args.project, kind=args.kind, limit=args.limit,
+                                       as_of=args.as_of)
+    emit(args, result, lambda r: "\n".join(
+        f"{h.score:.4f}  {h.id}  [{h.kind}] {h.content[:100]}" for h in r.hits) or "no hits")
+
+
+def cmd_associate(args: argparse.Namespace) -> None:
+    """Spreading-activation recall or composition."""
+    result = open_service(args).associate(args.query, mode=args.mode, project=args.project,
+                                          max_results=args.limit, min_coverage=args.min_coverage)
+    emit(args, result, _render_associate)
+
+
+def _render_associate(result: Any) -> str:
+    lines = [f"query concepts: {', '.join(result.query_concepts)}",
+             f"seeds: {', '.join(s.name for s in result.seed_nodes)}   unmatched: "
+             f"{', '.join(result.unmatched_concepts) or '-'}   activated: {result.activated_count}"]
+    lines += [f"{m.activation_score:.4f}  {m.id}  [{m.type}] {m.content[:90]}\n"
+              f"          via: {', '.join(m.concepts[:4])}{'' if m.direct else '  (no shared query concept)'}"
+              for m in result.memories]
+    if result.composition:
+        comp = result.composition
+        lines.append(f"composition: {comp.coverage_percent}% covered (min {comp.min_coverage:.0%}, "
+                     f"met={comp.coverage_met}); gaps: {', '.join(comp.gaps) or '-'}")
+        lines += [f"  {step.order}. {step.memory_id}: {step.why}" for step in comp.integration_plan]
+        lines += [f"  conflict: {c.memory_ids[0]} vs {c.memory_ids[1]}: {c.reason}" for c in comp.conflicts]
+    return "\n".join(lines)
+
+
+def cmd_import(args: argparse.Namespace) -> None:
+    """Import JSONL: graphmem's export or plain observations (one JSON object with 'content' per line)."""
+    from rich.progress import Progress
+
+    service = open_service(args)
+    lines = Path(args.file).read_text(encoding="utf-8").splitlines()
+    with Progress(disable=args.json, transient=True) as progress:
+        task = progress.add_task("importing", total=len(lines))
+        report = service.import_jsonl(lines, on_progress=lambda done: progress.update(task, completed=done))
+    emit(args, dataclasses.replace(report, ids=()), lambda r: f"imported ({r.format}): "
+         + ", ".join(f"{k} {v}" for k, v in r.added.items()) + f"; duplicates {r.duplicates}")
+
+
+def cmd_export(args: argparse.Namespace) -> None:
+    """Export the store (lossless JSONL) or the graph: node-link, GraphML, GEXF, Cypher, CSV, DOT or HTML."""
+    service = open_service(args)
+    scope = _export_scope(args)
+    if args.format == "csv":
+        paths = service.exports.write_csv(Path(args.output), scope)
+        print(f"exported {paths[0]} and {paths[1]}", file=sys.stderr)
+        return
+    out = open(args.output, "w", encoding="utf-8") if args.output != "-" else sys.stdout  # noqa: SIM115
+    try:
+        if args.format == "jsonl":
+            count = service.export_jsonl(out)
+            message = f"exported {count} records"
+        else:
+            graph = service.exports.write(args.format, out, scope).graph
+            message = (f"exported {args.format}: {graph.number_of_nodes()} nodes, "
+                       f"{graph.number_of_edges()} edges")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    if args.output != "-":
+        print(message, file=sys.stderr)
+
+
+def _export_scope(args: argparse.Namespace) -> Any:
+    from graphmem.service.export import ExportScope
+
+    scoped = args.project or args.as_of or args.query
+    if args.format == "jsonl" and scoped:
+        raise InvalidInput("jsonl is the lossless backup of the whole store; --project/--as-of/--query "
+                           "apply to the graph formats")
+    if args.format == "csv" and args.output == "-":
+        raise InvalidInput("csv writes nodes.csv and edges.csv: name a directory with -o")
+    return ExportScope(project=args.project, as_of=args.as_of, query=args.query, hops=args.hops,
+                       max_results=args.max_results)
+
+
+def cmd_stats(args: argparse.Namespace) -> None:
+    """Counts by kind, degree distribution, top concepts, components, orphans and communities."""
+    from graphmem.service.export.stats import render_stats
+
+    emit(args, open_service(args).status(), render_stats)
+
+
+COMMANDS: Commands = {
+    "store": (cmd_store, 'graphmem store "Use Redis for session storage" --kind decision --project web'),
+    "search": (cmd_search, 'graphmem search "session storage" --project web --json'),
+    "associate": (cmd_associate, 'graphmem associate "retry webhooks" --mode composition'),
+    "import": (cmd_import, "graphmem import data/observations.jsonl"),
+    "export": (cmd_export, 'graphmem export --format html --query "retry webhooks" --hops 2 -o graph.html'),
+    "stats": (cmd_stats, "graphmem stats --json"),
+}
+
+
+def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
+    """The arguments of the memory commands."""
+    store = parsers["store"]
+    store.add_argument("content")
+    store.add_argument("--kind", default="note")
+    store.add_argument("--project")
+    store.add_argument("--topic-key")
+    store.add_argument("--tag", action="append", default=[])
+    store.add_argument("--review-after")
+    for name in ("search", "associate"):
+        recall = parsers[name]
+        recall.add_argument("query")
+        recall.add_argument("--project")
+        recall.add_argument("--limit", type=int, default=10)
+    parsers["search"].add_argument("--kind")
+    parsers["search"].add_argument("--as-of")
+    parsers["associate"].add_argument("--mode", choices=["recall", "composition"], default="recall")
+    parsers["associate"].add_argument("--min-coverage", type=float, default=0.7)
+    parsers["import"].add_argument("file")
+    _export_arguments(parsers["export"])
+
+
+def _export_arguments(export: argparse.ArgumentParser) -> None:
+    """The export command's options (docs/export.md)."""
+    formats = ["jsonl", "node-link", "graphml", "gexf", "cypher", "csv", "dot", "html"]
+    export.add_argument("--format", default="jsonl", choices=formats)
+    export.add_argument("-o", "--output", default="-", help="file, or a directory for csv (default: stdout)")
+    export.add_argument("--project", help="only this project's memories")
+    export.add_argument("--as-of", help="the time slice: memories valid at this instant")
+    export.add_argument("--query", help="the subgraph this query activates (what memory_associate returns)")
+    export.add_argument("--hops", type=int, default=1, help="with --query: hops around activated memories")
+    export.add_argument("--max-results", type=int, default=10, help="with --query: activated memories")

@@ -1,0 +1,42 @@
+"""Start-up stays cheap: ``graphmem --help`` loads no heavy library; ``import nlp`` loads no spaCy.
+
+These check ``sys.modules`` in a fresh interpreter instead of timing anything: what a command imports is
+deterministic, while wall time depends on the machine (``scripts/bench_startup.py`` measures that).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("spacy", "scipy", "sqlalchemy", "sqlmodel", "mcp", "networkx", "numpy", "graphmem.service")
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = (f"import sys\n{code}\n"
+             f"import json; print(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_building_the_cli_parser_imports_no_heavy_library():
+    assert _loaded_after("import graphmem.cli; graphmem.cli.build_parser()") == []
+
+
+def test_help_and_version_run_without_a_heavy_import():
+    code = ("import contextlib, io, graphmem.cli\n"
+            "for argv in (['--help'], ['--version'], ['store', '--help']):\n"
+            "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+            "        graphmem.cli.main(argv)")
+    assert _loaded_after(code) == []
+
+
+def test_the_package_names_load_on_first_use():
+    assert _loaded_after("import graphmem") == []
+    assert "graphmem.service" in _loaded_after("from graphmem import MemoryService")
+
+
+def test_the_concept_extractor_loads_spacy_on_first_parse():
+    assert "spacy" not in _loaded_after("from nlp import ConceptExtractor; ConceptExtractor()")
+    assert "spacy" in _loaded_after("from nlp import ConceptExtractor; ConceptExtractor().parse('a webhook')")
