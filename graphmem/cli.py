@@ -57,7 +57,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from graphmem.server import build_server
 
     overrides = {"db": args.db} if args.db else {}
-    server = build_server(Settings.load(**overrides))
+    server = build_server(Settings.load(**overrides), tools=args.tools)
     if args.transport == "stdio":
         server.run("stdio")
     else:
@@ -206,6 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--tools", choices=["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"],
+                       help="tool profile (default: GRAPHMEM_TOOLS, else core)")
     store = parsers["store"]
     store.add_argument("content")
     store.add_argument("--kind", default="note")
