@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--tools", choices=["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"],
-                       help="tool profile (default: GRAPHMEM_TOOLS, else core)")
+                       help="tool profile (default: GRAPHMEM_TOOLS, else core); see docs/tools.md")
     store = parsers["store"]
     store.add_argument("content")
     store.add_argument("--kind", default="note")

@@ -26,6 +26,7 @@ from typing import Any
 _HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(_HERE))
 
+import surface_sizes  # noqa: E402
 import synthetic  # noqa: E402
 
 from graphmem import MemoryService, Settings  # noqa: E402
@@ -148,6 +149,8 @@ def main() -> int:
     if not args.no_eval:
         print()
         print(bench_eval())
+    print()
+    surface_sizes.report()  # tools/list per profile and result sizes (scripts/surface_sizes.py)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

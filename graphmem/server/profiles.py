@@ -14,9 +14,9 @@ from typing import Any, Literal
 from mcp_types import ToolAnnotations
 
 from graphmem.server import export, facts, lifecycle, maintenance, memories, recall, relations, sessions
-from graphmem.server.dialects import cortexgraph, kirograph, kyew, reference, tam
+from graphmem.server.dialects import kyew, tam
 
-__all__ = ["CORE", "PROFILES", "ProfileName", "tools_of"]
+__all__ = ["CORE", "PLANNED", "PROFILES", "ProfileName", "tools_of"]
 
 ToolTable = Mapping[str, tuple[Callable[..., Any], ToolAnnotations]]
 ProfileName = Literal["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"]
@@ -30,16 +30,17 @@ FULL: dict[str, tuple[Callable[..., Any], ToolAnnotations]] = {
 PROFILES: dict[str, ToolTable] = {
     "core": {name: FULL[name] for name in CORE},
     "full": FULL,
-    "kirograph": kirograph.TOOLS,
     "kyew": kyew.TOOLS,
-    "cortexgraph": cortexgraph.TOOLS,
     "tam": tam.TOOLS,
-    "reference": reference.TOOLS,
 }
+# Named in the settings and the CLI, not built yet: asking for one is a clear error, never an empty server.
+PLANNED = ("kirograph", "cortexgraph", "reference")
 
 
 def tools_of(profile: str) -> ToolTable:
     """The tool table of a profile; an unknown name is a readable error."""
+    if profile in PLANNED:
+        raise ValueError(f"tool profile {profile!r} is not available yet; available: {', '.join(PROFILES)}")
     if profile not in PROFILES:
         raise ValueError(f"unknown tool profile {profile!r}; choose one of: {', '.join(PROFILES)}")
     return PROFILES[profile]

@@ -40,7 +40,7 @@ from graphmem.service.recall.results import AssociateResult, SearchResult
 __all__ = ["TOOLS", "associate_out", "search_out"]
 
 Ctx = Context[AppContext, Any]
-_COMPACT_CONCEPTS = 5  # the strongest few say why it matched; detail="full" lists them all
+_COMPACT_CONCEPTS = 3  # the strongest few say why it matched; detail="full" lists them all
 DetailParam = Annotated[Detail, Field(description="full adds project, key, tags, dates, ranks")]
 AsOf = Annotated[Instant, Field(description="Recall as of that instant (ISO 8601 or epoch ms)")]
 IncludeSuperseded = Annotated[bool, Field(description="Also show replaced memories (noted)")]
@@ -61,11 +61,11 @@ def search_out(service: MemoryService, result: SearchResult, detail: str) -> Sea
 
 
 def associate_out(service: MemoryService, result: AssociateResult, detail: str) -> AssociateOut:
-    """The associate result with composition sources by id; a source outside the top hits joins them."""
+    """The associate result; in composition mode ``memories`` holds the sources (once, in plan order) and
+    the composition names them by id."""
     memories = list(result.memories)
     if result.composition is not None:
-        shown = {m.id for m in memories}
-        memories += [s for s in result.composition.sources if s.id not in shown]
+        memories = list(result.composition.sources)
     notes = recall_notes(service.repository, [m.id for m in memories])
     out = AssociateOut(mode=result.mode, query_concepts=list(result.query_concepts),
                        seed_nodes=[_seed(s, detail) for s in result.seed_nodes],

@@ -44,6 +44,7 @@ TypeParam = Annotated[RelationType, Field(description=(
 Confidence = Annotated[float, Field(ge=0.0, le=1.0, description="How sure you are, 0 to 1")]
 Reason = Annotated[str | None, Field(description="Why the relation holds, in a sentence")]
 Evidence = Annotated[str | None, Field(description="A quote or pointer that supports it")]
+_SIDE_CHARS = 160  # enough to judge the pair; memory_open has the rest
 RelationId = Annotated[str, Field(description="The rel_… id from memory_propose_relation or "
                                   "memory_pending_relations")]
 
@@ -106,8 +107,13 @@ def memory_ignore_relation(ctx: Ctx, relation_id: RelationId, reason: Reason = N
     return reply(RelationOutcomeOut.model_validate(outcome))
 
 
+def _side(memory: Any) -> PairSideOut:
+    content = memory.content if len(memory.content) <= _SIDE_CHARS else memory.content[:_SIDE_CHARS - 1] + "…"
+    return PairSideOut(id=memory.id, kind=memory.kind, content=content)
+
+
 def scan_out(result: ScanResult, shown: int) -> ScanOut:
-    candidates = [ConflictPairOut(a=PairSideOut.model_validate(pair.a), b=PairSideOut.model_validate(pair.b),
+    candidates = [ConflictPairOut(a=_side(pair.a), b=_side(pair.b),
                                   score=pair.score, kind=pair.kind, reason=pair.reason,
                                   shared_concepts=list(pair.shared_concepts), newer_id=pair.newer_id,
                                   suggested_relation=pair.suggested_relation)
@@ -121,7 +127,7 @@ def memory_scan_conflicts(
     project: ProjectFilter = None,
     limit: Annotated[int, Field(ge=1, le=500, description="Newest memories to scan")] = 50,
     min_score: Annotated[float, Field(ge=0.0, le=1.0, description="Drop weaker candidates")] = 0.0,
-    max_candidates: Annotated[int, Field(ge=1, le=100, description="Candidates to return, best first")] = 10,
+    max_candidates: Annotated[int, Field(ge=1, le=100, description="Candidates to return, best first")] = 5,
 ) -> Annotated[CallToolResult, ScanOut]:
     """Find memories that may contradict each other (opposite polarity, another value or choice for the
     same thing, the same topic key). Propose the suggested relation with memory_propose_relation."""

@@ -87,7 +87,7 @@ async def test_composition_reports_coverage_gaps_and_a_plan_and_min_coverage_cha
     assert [step["order"] for step in plan] == list(range(1, len(plan) + 1))
     assert all(step["supplies"] and step["memory_id"].startswith("mem_") for step in plan)
     shown = {m["id"] for m in full["memories"]}
-    assert set(comp["source_ids"]) <= shown  # sources by id; their text is in memories, once
+    assert set(comp["source_ids"]) == shown  # sources by id; their text is in memories, once
 
 
 async def test_project_filter_applies_before_the_top_k_cut(client):
