@@ -142,6 +142,8 @@ class Settings(BaseModel):
     db: str = Field(default_factory=lambda: str(default_db_path()),
                     description="SQLite path or SQLAlchemy URL (postgresql+psycopg://...)")
     nlp_model: str = Field("blank", description='"blank" (no download) or an installed spaCy pipeline name')
+    tools: Literal["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"] = Field(
+        "core", description="the MCP tool profile graphmem serve exposes (core, full, or a seed dialect)")
     import_workers: int = Field(1, ge=0, le=16, description="worker processes that parse ahead during bulk import")
     activation: ActivationSettings = ActivationSettings()
     fusion: FusionSettings = FusionSettings()

@@ -27,6 +27,7 @@ from typing import Any
 _HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(_HERE))
 
+import surface_sizes  # noqa: E402
 import synthetic  # noqa: E402
 from bench_startup import bench_startup  # noqa: E402
 
@@ -158,6 +159,8 @@ def main() -> int:
 
         print()
         print(conversational_section())
+    print()
+    surface_sizes.report()  # tools/list per profile and result sizes (scripts/surface_sizes.py)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

@@ -39,10 +39,10 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 async def client(service: MemoryService, settings: Settings) -> AsyncIterator[object]:
-    """A real MCP client session connected in-process to graphmem's server."""
+    """A real MCP client session connected in-process to graphmem's server (every tool: ``full``)."""
     from mcp import Client
 
     from graphmem.server import build_server
 
-    async with Client(build_server(settings, service=service)) as connected:
+    async with Client(build_server(settings, tools="full", service=service)) as connected:
         yield connected

@@ -34,7 +34,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
     settings = settings_for(args)
     from graphmem.server import build_server  # after the store check: a wrong path fails before mcp loads
 
-    server = build_server(settings)
+    server = build_server(settings, tools=args.tools)
     if args.transport == "stdio":
         server.run("stdio")
     else:
@@ -61,3 +61,5 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--tools", choices=["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"],
+                       help="tool profile (default: GRAPHMEM_TOOLS, else core); see docs/tools.md")

@@ -1,7 +1,7 @@
-"""The composition root of the MCP server: ``build_server(settings) -> MCPServer``.
+"""The composition root of the MCP server: ``build_server(settings, tools=PROFILE) -> MCPServer``.
 
 The service is built once in a typed lifespan and shared by every tool call of the process.
-Nothing registers itself at import time: tools are added here, by name, from their modules.
+Nothing registers itself at import time: the profile's tools are added here, by name.
 """
 
 from __future__ import annotations
@@ -10,42 +10,68 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from mcp.server.mcpserver import MCPServer
+from mcp_types import Tool
 
-from graphmem.server import tools, tools_export, tools_lifecycle, tools_relations
+from graphmem.errors import InvalidInput
 from graphmem.server.context import AppContext
+from graphmem.server.export import GraphChangeNotifier, register_resources
+from graphmem.server.profiles import tools_of
+from graphmem.server.schema import compact_schema
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
 
-__all__ = ["AppContext", "build_server"]
+__all__ = ["AppContext", "GraphmemServer", "build_server"]
 
 INSTRUCTIONS = """graphmem is your persistent memory across sessions.
 - Store decisions, errors, patterns, architecture notes and solutions with memory_store as you work.
 - Start a task with memory_search (keyword + associative) to recall what earlier sessions learned.
-- Use memory_associate to find memories related by concepts rather than words; mode="composition"
-  assembles the fewest memories covering every need of a task, with gaps and conflicts.
-- memory_open reads full memories and their relations by id; memory_graph shows the concept graph.
-- memory_session(action="start", project=...) opens a task with recent memories, due reviews and open
-  conflicts; memory_lifecycle corrects (keeping history), forgets, reviews and reinforces memories."""
+- memory_associate finds memories related by concepts rather than words; mode="composition" assembles the
+  fewest memories covering every need of a task, with gaps and conflicts.
+- memory_open reads full memories by id or topic key. When a memory is wrong, memory_correct it (history
+  is kept); when it no longer holds, memory_forget it.
+- Hits carry notes when a memory was superseded, is contradicted or has a pending conflict."""
 
 
-def build_server(settings: Settings, *, service: MemoryService | None = None) -> MCPServer[AppContext]:
-    """Build the MCP server; ``service`` lets tests share an already-open service."""
+class GraphmemServer(MCPServer[AppContext]):
+    """MCPServer whose ``tools/list`` carries compact schemas (:mod:`graphmem.server.schema`)."""
+
+    async def list_tools(self) -> list[Tool]:
+        return [tool.model_copy(update={"input_schema": compact_schema(tool.input_schema),
+                                        "output_schema": compact_schema(tool.output_schema, output=True)})
+                for tool in await super().list_tools()]
+
+
+def build_server(settings: Settings, *, tools: str | None = None,
+                 service: MemoryService | None = None) -> MCPServer[AppContext]:
+    """Build the MCP server with the tools of profile ``tools`` (default ``settings.tools``);
+    ``service`` lets tests share an already-open service."""
+    profile = tools or settings.tools
+    try:
+        table = tools_of(profile)
+    except ValueError as error:
+        raise InvalidInput(str(error)) from error
+    live: list[MemoryService] = []
+
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
         owned = service is None
         memory = service or MemoryService(settings)
+        live.append(memory)
         try:
             yield AppContext(service=memory)
         finally:
+            live.remove(memory)
             if owned:
                 memory.close()
 
-    server: MCPServer[AppContext] = MCPServer("graphmem", instructions=INSTRUCTIONS, lifespan=lifespan,
-                                              version=_version())
-    tools.register(server)
-    tools_export.register(server)
-    tools_lifecycle.register(server)
-    tools_relations.register(server)
+    instructions = INSTRUCTIONS if profile in {"core", "full"} else None
+    server = GraphmemServer("graphmem", instructions=instructions, lifespan=lifespan,
+                            version=_version())
+    for name, (function, hints) in table.items():
+        summary = " ".join((function.__doc__ or "").split())  # no docstring indentation on the wire
+        server.add_tool(function, name=name, description=summary, annotations=hints)
+    register_resources(server, lambda: live[-1])
+    server.middleware.append(GraphChangeNotifier(server))
     return server
 
 

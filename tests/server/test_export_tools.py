@@ -74,7 +74,7 @@ async def test_bad_export_arguments_get_a_readable_error_and_change_nothing(clie
 
 async def test_status_reports_the_graph_statistics(client):
     await fill(client)
-    graph = (await call(client, "memory_status"))["graph"]
+    graph = (await call(client, "memory_status", graph=True))["graph"]
     assert graph["memories"] == 3 and graph["nodes"] == graph["memories"] + graph["concepts"]
     assert graph["communities"]["method"] == "louvain" and graph["components"]["count"] >= 1
     assert graph["top_concepts"][0]["concept"]
@@ -84,7 +84,11 @@ async def test_status_reports_the_graph_statistics(client):
 async def test_the_graph_and_memory_resources_read_without_a_tool_call(client):
     ids = await fill(client)
     templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
-    assert {"graphmem://graph{?query,project,offset,limit}", "graphmem://memory/{id}"} <= templates
+    assert {"graphmem://graph{?query,project,offset,limit}", "graphmem://memory/{+ref}"} <= templates
+    listed = {str(r.uri) for r in (await client.list_resources()).resources}
+    assert listed == {"graphmem://graph", "graphmem://memories/recent"}
+    recent = json.loads((await client.read_resource("graphmem://memories/recent")).contents[0].text)
+    assert sorted(m["id"] for m in recent["memories"]) == sorted(ids)
     graph = json.loads((await client.read_resource("graphmem://graph")).contents[0].text)
     assert graph["stats"]["memories"] == 3 and set(ids) <= {node["id"] for node in graph["page"]["nodes"]}
     read = await client.read_resource("graphmem://graph?query=kubectl&limit=3")
@@ -94,14 +98,36 @@ async def test_the_graph_and_memory_resources_read_without_a_tool_call(client):
     assert memory["memory"]["content"] == WEBHOOK and "idempotency key" in memory["concepts"]
 
 
+async def test_a_memory_resource_accepts_a_topic_key(client):
+    stored = await call(client, "memory_store", content=WEBHOOK, topic_key="payments/webhook-retries")
+    read = await client.read_resource("graphmem://memory/payments/webhook-retries")
+    assert json.loads(read.contents[0].text)["memory"]["id"] == stored["id"]
+
+
+async def test_a_graph_resource_page_stays_under_32_kb_on_the_bundled_data(client, service):
+    from pathlib import Path
+
+    lines = (Path(__file__).resolve().parents[2] / "data" / "observations.jsonl").read_text().splitlines()
+    service.import_jsonl(lines)
+    page = (await client.read_resource("graphmem://graph")).contents[0].text
+    body = json.loads(page)
+    assert len(page.encode()) <= 32_768 and body["page"]["has_more"] is True
+
+
 async def test_reading_an_unknown_memory_resource_is_a_readable_error(client):
-    with pytest.raises(Exception, match="no memory 'mem_unknown'"):
+    with pytest.raises(Exception, match="no memory with id or topic key 'mem_unknown'"):
         await client.read_resource("graphmem://memory/mem_unknown")
+
+
+READS = [("memory_export", {"query": "webhook"}), ("memory_pending_relations", {}), ("memory_metrics", {}),
+         ("memory_timeline", {}), ("memory_facts_at", {}), ("memory_search", {"query": "webhook"}),
+         ("memory_lint", {}), ("memory_scan_conflicts", {})]
 
 
 async def test_a_listening_client_is_told_when_a_write_changes_the_graph(client):
     async with client.listen(resource_subscriptions=["graphmem://graph"]) as subscription:
-        await call(client, "memory_export", query="webhook")  # read-only: no event
+        for name, arguments in READS:  # read-only: no event
+            await call(client, name, **arguments)
         stored = await call(client, "memory_store", content=WEBHOOK)
         with anyio.fail_after(5):
             event = await anext(aiter(subscription))
@@ -120,9 +146,10 @@ async def test_a_handshake_era_client_is_notified_after_writes_only(service, set
         if isinstance(message, ResourceUpdatedNotification):
             received.append(message.params.uri)
 
-    server = build_server(settings, service=service)
+    server = build_server(settings, tools="full", service=service)
     async with Client(server, mode="legacy", message_handler=on_message) as client:
-        await call(client, "memory_export", query="webhook")
+        for name, arguments in READS:
+            await call(client, name, **arguments)
         await refused(client, "memory_store", content="")
         assert received == []
         stored = await call(client, "memory_store", content=WEBHOOK)

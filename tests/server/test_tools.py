@@ -82,10 +82,12 @@ async def test_composition_reports_coverage_gaps_and_a_plan_and_min_coverage_cha
     low = await call(client, "memory_associate", query=query, mode="composition", min_coverage=0.3)
     comp, small = full["composition"], low["composition"]
     assert "terraform" in comp["gaps"] and comp["coverage_met"] is False
-    assert len(small["sources"]) < len(comp["sources"]) and small["coverage_met"] is True
+    assert len(small["source_ids"]) < len(comp["source_ids"]) and small["coverage_met"] is True
     plan = comp["integration_plan"]
     assert [step["order"] for step in plan] == list(range(1, len(plan) + 1))
     assert all(step["supplies"] and step["memory_id"].startswith("mem_") for step in plan)
+    shown = {m["id"] for m in full["memories"]}
+    assert set(comp["source_ids"]) == shown  # sources by id; their text is in memories, once
 
 
 async def test_project_filter_applies_before_the_top_k_cut(client):

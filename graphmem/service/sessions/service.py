@@ -14,7 +14,7 @@ conflicts, and active skills when a ``skill`` table exists.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.errors import InvalidInput, NotFound
@@ -106,6 +106,14 @@ class SessionService:
                 new_id("prm"), record.id, project or record.project, text, now))
         return SessionReport("save_prompt", session=self._info(record, now), prompt=_prompt(prompt),
                              message=f"saved prompt {prompt.id} in session {record.id}")
+
+    def recent(self, project: str | None = None, limit: int = 20) -> tuple[Any, ...]:
+        """Current memories, most recently created or used first (what a session start shows)."""
+        limit = check_count("limit", limit, 1, 500)
+        now = self.lifecycle.now_ms()
+        with self.uow.read() as session:
+            recent = session_store.recent_memories(session, _name("project", project), limit, now)
+        return tuple(describe(m, self.lifecycle.params, now) for m in recent)
 
     @measured("session.timeline")
     def timeline(self, limit: int = 5, session_id: str | None = None, project: str | None = None,

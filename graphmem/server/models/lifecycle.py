@@ -1,21 +1,10 @@
-"""Pydantic output models of the lifecycle and session tools (read from the service's dataclasses)."""
+"""Output models of the lifecycle tools (read from the service's dataclasses)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = [
-    "ConflictItemOut",
-    "LifecycleItemOut",
-    "LifecycleOut",
-    "MetricOut",
-    "PromptOut",
-    "SessionInfoOut",
-    "SessionOut",
-    "TimelineEntryOut",
-]
+__all__ = ["LifecycleItemOut", "LifecycleOut", "MetricOut"]
 
 
 class _Out(BaseModel):
@@ -78,51 +67,3 @@ class LifecycleOut(_Out):
     relation_id: str | None = None
     message: str
     metrics: list[MetricOut] = []
-
-
-class SessionInfoOut(_Out):
-    id: str
-    project: str | None
-    client: str | None
-    started_at: str
-    last_activity_at: str
-    ended_at: str | None
-    timeout_s: int
-    open: bool
-
-
-class ConflictItemOut(_Out):
-    relation_id: str
-    type: str
-    source_id: str
-    target_id: str
-    confidence: float
-    reason: str | None
-    created_at: str
-
-
-class PromptOut(_Out):
-    id: str
-    session_id: str | None
-    content: str
-    created_at: str
-
-
-class TimelineEntryOut(_Out):
-    session: SessionInfoOut
-    observations: list[LifecycleItemOut]
-    observation_count: int
-    prompts: list[PromptOut] = []
-
-
-class SessionOut(_Out):
-    action: str
-    session: SessionInfoOut | None = None
-    reused: bool = False
-    recent_memories: list[LifecycleItemOut] = []
-    due_reviews: list[LifecycleItemOut] = []
-    open_conflicts: list[ConflictItemOut] = []
-    active_skills: list[dict[str, Any]] = []
-    timeline: list[TimelineEntryOut] = []
-    prompt: PromptOut | None = None
-    message: str = ""

@@ -1,0 +1,70 @@
+"""What every tool module shares: the service of a call, typed errors → tool errors, truthful hints,
+the parameter types that recur, and the compact reply (structured content + a compact JSON text block)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from graphmem.errors import GraphmemError
+from graphmem.server.context import AppContext
+from graphmem.service import MemoryService
+
+__all__ = [
+    "DESTRUCTIVE", "READ_ONLY", "REVERSIBLE", "WRITE", "Detail", "Instant", "Kind", "Project", "ProjectFilter",
+    "Ref", "not_available", "reply", "service_of", "tool_errors",
+]
+
+# Hints hold for every call of a tool, because every tool has one intent.
+# destructive and idempotent hints are meaningful only for writes (MCP spec), so a read sends neither.
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# A write that adds each time it is called (a new version, a new session, a counter).
+REVERSIBLE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                             open_world_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                              open_world_hint=False)
+
+Kind = Literal["note", "decision", "error", "pattern", "architecture", "summary", "solution", "prompt"]
+Detail = Literal["compact", "full"]
+Instant = Annotated[str | int | None, Field(
+    description="ISO 8601 or epoch ms")]
+Project = Annotated[str | None, Field(description="Project or domain")]
+ProjectFilter = Annotated[str | None, Field(description="Only this project")]
+Ref = Annotated[str, Field(description="Memory id or topic key")]
+
+
+def service_of(ctx: Context[AppContext, Any]) -> MemoryService:
+    return ctx.request_context.lifespan_context.service
+
+
+@contextmanager
+def tool_errors() -> Iterator[None]:
+    """Turn graphmem's typed errors into readable tool errors (never a traceback)."""
+    try:
+        yield
+    except GraphmemError as error:
+        raise ToolError(f"{type(error).__name__}: {error}") from error
+
+
+def not_available(feature: str) -> ToolError:
+    """The error of a dialect tool whose graphmem feature has not landed yet."""
+    return ToolError(f"not available yet: graphmem has no {feature} yet; this tool will work when it lands")
+
+
+def reply(model: BaseModel, text: str | None = None) -> CallToolResult:
+    """Structured content plus one text block: ``text`` when given (a short summary), else compact JSON.
+
+    The SDK's default text block is indented JSON beside the same data; clients that read only text
+    get the same facts here at about half the bytes.
+    """
+    structured = model.model_dump(mode="json", by_alias=True)
+    body = text if text is not None else json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=body)], structured_content=structured)

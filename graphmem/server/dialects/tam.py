@@ -1,0 +1,122 @@
+"""The total-agent-memory dialect: ``memory_associate`` with its documented result shape, and its
+companions ``kg_add_fact``, ``kg_invalidate_fact``, ``kg_at``, ``kg_timeline``, ``memory_graph``,
+``memory_graph_stats`` and ``memory_concepts``.
+
+The shapes are the seed's, the engine is graphmem's: two-hop activation reaches memories, seeds are
+matched on word boundaries (never raw substrings), ``min_coverage`` is enforced and reported, the project
+filter applies before the cut, and unmatched query concepts are reported, not dropped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from graphmem.server.common import READ_ONLY, WRITE, Instant, service_of, tool_errors
+from graphmem.server.context import AppContext
+from graphmem.server.models.facts import FactListOut, FactResultOut
+from graphmem.server.models.recall import GraphOut
+from graphmem.server.recall import associate_out
+
+__all__ = ["TOOLS"]
+
+Ctx = Context[AppContext, Any]
+
+
+def memory_associate(
+    ctx: Ctx,
+    query: Annotated[str, Field(description="Natural language query")],
+    mode: Annotated[Literal["recall", "composition"], Field(
+        description="recall=find related, composition=build solution from parts")] = "recall",
+    project: Annotated[str | None, Field(description="Filter by project")] = None,
+    max_results: Annotated[int, Field(ge=1, le=100)] = 10,
+    min_coverage: Annotated[float, Field(ge=0.0, le=1.0, description=(
+        "Min coverage for composition mode (0.0-1.0)"))] = 0.7,
+) -> dict[str, Any]:
+    """Associative recall — spreading activation through the knowledge graph. Finds memories through
+    concept resonance, not keyword search. In 'composition' mode, finds minimum set of memories covering
+    all needed concepts."""
+    service = service_of(ctx)
+    with tool_errors():
+        result = service.associate(query, mode, project, max_results, min_coverage)
+    out = associate_out(service, result, "compact").model_dump(mode="json", exclude={"mode"})
+    for memory in out["memories"]:
+        memory.setdefault("project", None)
+    if result.composition is not None:  # the seed's composition lists its sources in full
+        out["composition"]["sources"] = [m for m in out["memories"]
+                                         if m["id"] in out["composition"]["source_ids"]]
+    return out
+
+
+def kg_add_fact(ctx: Ctx, subject: str, predicate: str, object: str,
+                confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0, valid_from: Instant = None,
+                invalidate_previous: bool = True) -> FactResultOut:
+    """Add a temporal fact; a new object for the same subject and predicate closes the old assertion."""
+    with tool_errors():
+        result = service_of(ctx).facts.add(subject, predicate, object, confidence=confidence,
+                                           valid_from=valid_from, invalidate_previous=invalidate_previous)
+    return FactResultOut.model_validate(result)
+
+
+def kg_invalidate_fact(ctx: Ctx, fact_id: str, at: Instant = None, reason: str | None = None) -> FactResultOut:
+    """Close a fact at an instant (default now)."""
+    with tool_errors():
+        return FactResultOut.model_validate(service_of(ctx).facts.invalidate(fact_id, at, reason))
+
+
+def kg_at(ctx: Ctx, timestamp: Instant = None, subject: str | None = None, predicate: str | None = None,
+          object: str | None = None) -> FactListOut:
+    """The facts valid at a timestamp, filtered by subject, predicate or object."""
+    with tool_errors():
+        return FactListOut.model_validate(service_of(ctx).facts.at(timestamp, subject, predicate, object))
+
+
+def kg_timeline(ctx: Ctx, subject: str) -> FactListOut:
+    """Every fact about a subject in time order."""
+    with tool_errors():
+        return FactListOut.model_validate(service_of(ctx).facts.timeline(subject))
+
+
+def memory_graph(ctx: Ctx, node: Annotated[str, Field(description="Memory id, topic key or concept:<name>")],
+                 depth: Annotated[int, Field(ge=0, le=4)] = 1,
+                 types: Annotated[list[str] | None, Field(description="Only edges of these types")] = None,
+                 ) -> GraphOut:
+    """The neighbourhood subgraph of a node."""
+    with tool_errors():
+        view = GraphOut.model_validate(service_of(ctx).graph(node, depth, limit=500))
+    if types:
+        view.edges = [edge for edge in view.edges if edge.get("type") in set(types)]
+    return view
+
+
+def memory_graph_stats(ctx: Ctx) -> dict[str, Any]:
+    """Nodes, edges, orphans, top concepts (importance) and communities of the graph."""
+    with tool_errors():
+        return dataclasses.asdict(service_of(ctx).exports.stats())
+
+
+def memory_concepts(ctx: Ctx, query: Annotated[str, Field(description="Text whose concepts to match")]
+                    ) -> dict[str, Any]:
+    """The graph concepts a query maps to, and the query concepts that match none."""
+    service = service_of(ctx)
+    with tool_errors():
+        result = service.associate(query, max_results=1)
+    return {"query_concepts": list(result.query_concepts),
+            "matched": [{"id": s.id, "name": s.name, "match": s.match, "weight": s.weight}
+                        for s in result.seed_nodes],
+            "unmatched_concepts": list(result.unmatched_concepts)}
+
+
+TOOLS = {
+    "memory_associate": (memory_associate, READ_ONLY),
+    "kg_add_fact": (kg_add_fact, WRITE),
+    "kg_invalidate_fact": (kg_invalidate_fact, WRITE),
+    "kg_at": (kg_at, READ_ONLY),
+    "kg_timeline": (kg_timeline, READ_ONLY),
+    "memory_graph": (memory_graph, READ_ONLY),
+    "memory_graph_stats": (memory_graph_stats, READ_ONLY),
+    "memory_concepts": (memory_concepts, READ_ONLY),
+}

@@ -1,0 +1,177 @@
+"""Export over MCP: the ``memory_export`` tool, the resources (the graph summary and the most recent
+memories, listed; pages of the graph and one memory by id or topic key, as templates) and the change
+notifications sent after every successful write tool."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.server.mcpserver.resources import ResourceSecurity
+from mcp.shared.subscriptions import ResourceUpdated
+from mcp_types import CallToolResult
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import Field
+
+from graphmem.errors import GraphmemError
+from graphmem.server.common import READ_ONLY, Instant, ProjectFilter, reply, service_of, tool_errors
+from graphmem.server.context import AppContext
+from graphmem.server.models.export import GraphExportOut
+from graphmem.server.models.lifecycle import LifecycleItemOut
+from graphmem.server.models.memories import MemoryOut, RelationOut
+from graphmem.service import MemoryService
+from graphmem.service.export import ExportScope
+
+__all__ = ["GRAPH_URI", "MEMORY_URI", "RECENT_URI", "TOOLS", "GraphChangeNotifier", "register_resources"]
+
+logger = logging.getLogger(__name__)
+GRAPH_URI = "graphmem://graph"
+RECENT_URI = "graphmem://memories/recent"
+MEMORY_URI = "graphmem://memory/{id}"
+PAGE_NODES = 40  # a resource page of 40 nodes with 200-character texts stays under 32 KB on the bundled data
+PAGE_TEXT_CHARS = 200
+RECENT_COUNT = 20
+
+
+def memory_export(
+    ctx: Context[AppContext, Any],
+    query: Annotated[str | None, Field(description=(
+        "Export only what relates to this query: the memories memory_associate returns and their "
+        "neighbourhood"))] = None,
+    hops: Annotated[int, Field(ge=0, le=4, description="With query: hops around the activated memories")] = 1,
+    project: ProjectFilter = None,
+    as_of: Annotated[Instant, Field(description="The graph as it was then")] = None,
+    max_results: Annotated[int, Field(ge=1, le=100, description="With query: activated memories")] = 10,
+    offset: Annotated[int, Field(ge=0, description="Nodes to skip: the previous page's next_offset")] = 0,
+    limit: Annotated[int, Field(ge=1, le=500, description="Nodes per page")] = 100,
+    max_content_chars: Annotated[int, Field(ge=0, le=5000, description="Memory text cut to this")] = 200,
+) -> Annotated[CallToolResult, GraphExportOut]:
+    """Export the memory graph (or one project, a time slice, or a query's subgraph) as nodes and typed,
+    weighted edges, a page at a time. For files (GraphML, GEXF, Cypher, CSV, DOT, HTML) use the CLI:
+    graphmem export --format ..."""
+    scope = ExportScope(project=project, as_of=as_of, query=query, hops=hops, max_results=max_results)
+    with tool_errors():
+        page = service_of(ctx).exports.page(scope, offset, limit, max_content_chars)
+    return reply(GraphExportOut.model_validate(page))
+
+
+TOOLS = {"memory_export": (memory_export, READ_ONLY)}
+
+
+def _compact(body: Any) -> str:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def graph_body(service: MemoryService, query: str | None = None, project: str | None = None, offset: int = 0,
+               limit: int = PAGE_NODES) -> str:
+    """Statistics and one page of the graph, compact JSON; follow ``page.next_offset``."""
+    try:
+        page = service.exports.page(ExportScope(project=project, query=query), offset, min(limit, 200),
+                                    PAGE_TEXT_CHARS)
+        stats = service.exports.stats()
+    except GraphmemError as error:
+        raise ResourceError(f"{type(error).__name__}: {error}") from error
+    summary = {k: v for k, v in dataclasses.asdict(stats).items() if k not in {"degree", "communities"}}
+    return _compact({"stats": summary, "page": GraphExportOut.model_validate(page).model_dump()})
+
+
+def recent_body(service: MemoryService) -> str:
+    items = service.sessions.recent(None, RECENT_COUNT)
+    return _compact({"memories": [LifecycleItemOut.model_validate(i).model_dump(mode="json") for i in items]})
+
+
+def memory_body(service: MemoryService, ref: str) -> str:
+    """One memory (by id or topic key) with its relations and concepts, compact JSON."""
+    try:
+        result = service.open([ref])
+    except GraphmemError as error:
+        raise ResourceError(f"{type(error).__name__}: {error}") from error
+    if not result.memories:
+        raise ResourceNotFoundError(f"no memory with id or topic key {ref!r}")
+    memory = result.memories[0]
+    return _compact({"memory": MemoryOut.model_validate(memory).model_dump(mode="json"),
+                     "relations": [RelationOut.model_validate(r).model_dump(mode="json") for r in result.relations],
+                     "concepts": list(result.concepts.get(memory.id, ()))})
+
+
+def register_resources(server: MCPServer[Any], current: Callable[[], MemoryService]) -> None:
+    """The listed resources read through ``current`` (static resources get no call context); the
+    templates read the call's lifespan service."""
+    def summary() -> str:
+        return graph_body(current())
+
+    def recent() -> str:
+        return recent_body(current())
+
+    def read_graph(ctx: Context[AppContext, Any], query: str | None = None, project: str | None = None,
+                   offset: int = 0, limit: int = PAGE_NODES) -> str:
+        return graph_body(service_of(ctx), query, project, offset, limit)
+
+    def read_memory(ref: str, ctx: Context[AppContext, Any]) -> str:
+        return memory_body(service_of(ctx), ref)
+
+    json_type = "application/json"
+    server.resource(GRAPH_URI, name="graph summary", mime_type=json_type,
+                    description="Graph statistics and the first page of memories and concepts")(summary)
+    server.resource(RECENT_URI, name="recent memories", mime_type=json_type,
+                    description=f"The {RECENT_COUNT} most recently created or used current memories")(recent)
+    server.resource(GRAPH_URI + "{?query,project,offset,limit}", name="memory graph", mime_type=json_type,
+                    description=f"A page of the graph ({PAGE_NODES} nodes by default); query= for a subgraph"
+                    )(read_graph)
+    # {+ref}: a topic key has slashes (architecture/auth-model); it is a lookup key, never a file path.
+    server.resource("graphmem://memory/{+ref}", name="memory", mime_type=json_type,
+                    security=ResourceSecurity(exempt_params={"ref"}),
+                    description="One memory by id or topic key, with its relations and concepts")(read_memory)
+
+
+class GraphChangeNotifier:
+    """Server middleware: after a successful call of a tool that is not read-only, announce that
+    ``graphmem://graph`` (and ``graphmem://memory/<id>`` of a written memory) changed.
+
+    Clients on the 2026-07-28 protocol receive ``notifications/resources/updated`` on their
+    ``subscriptions/listen`` stream; earlier clients receive it on the session. Doing this here, not
+    in each tool, covers every write tool of every profile; read-only tools never notify.
+    """
+
+    def __init__(self, server: MCPServer[Any]) -> None:
+        self._server = server
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method == "tools/call" and isinstance(result, dict) and not result.get("isError"):
+            name = (ctx.params or {}).get("name")
+            if await self._writes(name):
+                try:
+                    await self._notify(ctx, [GRAPH_URI, *_memory_uris(result.get("structuredContent"))])
+                except Exception:  # best effort: the write succeeded and must be reported as such
+                    logger.warning("could not send the graph change notification", exc_info=True)
+        return result
+
+    async def _writes(self, name: str | None) -> bool:
+        tool = next((t for t in await self._server.list_tools() if t.name == name), None)
+        return tool is not None and not (tool.annotations and tool.annotations.read_only_hint)
+
+    async def _notify(self, ctx: Any, uris: list[str]) -> None:
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            # MCPServer keeps its subscription bus private; Context.notify_resource_updated publishes
+            # on the same bus, but a middleware has no mcpserver Context to call it on.
+            bus = self._server._subscriptions
+            for uri in uris:
+                await bus.publish(ResourceUpdated(uri=uri))
+        else:
+            for uri in uris:
+                await ctx.session.send_resource_updated(uri)
+
+
+def _memory_uris(content: Any) -> list[str]:
+    """URIs of the memories a write tool reports (``id``, ``ids`` or ``created_id`` of ``mem_…`` values)."""
+    if not isinstance(content, dict):
+        return []
+    ids = content.get("ids") if isinstance(content.get("ids"), list) else [content.get("id")]
+    ids = [*ids, content.get("created_id")]
+    return [MEMORY_URI.format(id=i) for i in ids if isinstance(i, str) and i.startswith("mem_")]

@@ -1,0 +1,147 @@
+"""Output models of recall: search hits, associative recall and composition, the graph and status.
+
+Hits are compact by default (id, score, kind, content, matched concepts, notes); ``detail="full"``
+fills the other fields. Composition names its sources by id: their text is in ``memories``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from graphmem.server.models.base import Out, optional
+
+__all__ = ["AssociateOut", "CompositionOut", "GraphOut", "GraphStatsOut", "MemoryHitOut", "SearchHitOut",
+           "SearchOut", "SeedNodeOut", "StatusOut"]
+
+NOTES = "warnings about this hit: superseded by X (shown through as_of), contradicted by Y, pending conflict Z"
+
+
+class SeedNodeOut(Out):
+    id: str
+    name: str
+    query_concept: str | None = optional()
+    match: str | None = optional()
+    weight: float | None = optional()
+
+
+class MemoryHitOut(Out):
+    id: str
+    type: str
+    content: str
+    project: str | None = optional()
+    activation_score: float
+    concepts: list[str] = optional([], "the concepts that carried activation here, strongest first")
+    direct: bool = Field(description="mentions a query concept itself (false: reached through other concepts)")
+    created_at: str | None = optional()
+    topic_key: str | None = optional()
+    tags: list[str] = optional([])
+    notes: list[str] = optional([], NOTES)
+
+
+class ConflictOut(Out):
+    memory_ids: list[str]
+    reason: str
+    relation_id: str | None = optional()
+    relation_type: str | None = optional()
+    newer_id: str
+    stronger_id: str | None = optional()
+
+
+class PlanStepOut(Out):
+    order: int
+    memory_id: str
+    supplies: list[str]
+    also_covers: list[str] = optional([])
+    why: str
+
+
+class CompositionOut(Out):
+    source_ids: list[str] = Field(description="the chosen memories, in plan order; their text is in memories")
+    coverage_percent: float
+    min_coverage: float
+    coverage_met: bool
+    covered: list[str]
+    gaps: list[str]
+    conflicts: list[ConflictOut]
+    integration_plan: list[PlanStepOut]
+    stop_reason: str
+
+
+class AssociateOut(Out):
+    mode: str
+    query_concepts: list[str]
+    seed_nodes: list[SeedNodeOut]
+    unmatched_concepts: list[str]
+    activated_count: int
+    memories: list[MemoryHitOut]
+    composition: CompositionOut | None = None
+
+
+class SearchHitOut(Out):
+    id: str
+    score: float
+    kind: str
+    content: str
+    concepts: list[str] = optional([], "the query concepts this memory matched")
+    notes: list[str] = optional([], NOTES)
+    project: str | None = optional()
+    topic_key: str | None = optional()
+    tags: list[str] = optional([])
+    created_at: str | None = optional()
+    bm25_rank: int | None = optional()
+    activation_rank: int | None = optional()
+    status: str | None = optional()
+    decay_score: float | None = optional()
+    review_candidate: bool | None = optional(None, "in the decay danger zone: using it keeps it")
+
+
+class SearchOut(Out):
+    query: str
+    hits: list[SearchHitOut]
+    total_candidates: int
+    offset: int
+    unmatched_concepts: list[str] = optional([])
+
+
+class GraphOut(Out):
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+    total_nodes: int
+    offset: int
+    limit: int
+    has_more: bool
+
+
+class GraphStatsOut(Out):
+    """The graph's shape (``graphmem.service.export.stats.GraphStats``)."""
+
+    nodes: int
+    edges: int
+    memories: int
+    concepts: int
+    concept_kinds: dict[str, int]
+    edge_families: dict[str, int]
+    degree: dict[str, Any]
+    top_concepts: list[dict[str, Any]]
+    components: dict[str, Any]
+    orphans: dict[str, Any]
+    communities: dict[str, Any] = {}
+
+
+class StatusOut(Out):
+    database: str
+    memories: int
+    by_kind: dict[str, int]
+    by_status: dict[str, int]
+    concepts: int
+    mentions: int
+    concept_edges: int
+    relations: int
+    sessions: int
+    graph_nodes: int
+    graph_edges: int
+    nlp_model: str
+    activation_method: str
+    graph: GraphStatsOut | None = optional()

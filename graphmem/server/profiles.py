@@ -1,0 +1,46 @@
+"""Tool profiles: which tools a server exposes.
+
+An agent pays for every tool definition on every turn, so ``core`` (the default) holds the six tools
+of an agent's every turn; ``full`` holds every tool, one intent each. The dialects expose a seed
+system's own tool names and parameters over graphmem's engine (``graphmem.server.dialects``).
+Admin jobs (gc, prune, lint --fix, bulk import) are CLI commands, in no profile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from mcp_types import ToolAnnotations
+
+from graphmem.server import export, facts, lifecycle, maintenance, memories, recall, relations, sessions
+from graphmem.server.dialects import kyew, tam
+
+__all__ = ["CORE", "PLANNED", "PROFILES", "ProfileName", "tools_of"]
+
+ToolTable = Mapping[str, tuple[Callable[..., Any], ToolAnnotations]]
+ProfileName = Literal["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"]
+
+CORE = ("memory_store", "memory_search", "memory_associate", "memory_open", "memory_correct", "memory_forget")
+_FEATURES: tuple[ToolTable, ...] = (memories.TOOLS, recall.TOOLS, relations.TOOLS, facts.TOOLS, lifecycle.TOOLS,
+                                    sessions.TOOLS, export.TOOLS, maintenance.TOOLS)
+FULL: dict[str, tuple[Callable[..., Any], ToolAnnotations]] = {
+    name: entry for table in _FEATURES for name, entry in table.items()}
+
+PROFILES: dict[str, ToolTable] = {
+    "core": {name: FULL[name] for name in CORE},
+    "full": FULL,
+    "kyew": kyew.TOOLS,
+    "tam": tam.TOOLS,
+}
+# Named in the settings and the CLI, not built yet: asking for one is a clear error, never an empty server.
+PLANNED = ("kirograph", "cortexgraph", "reference")
+
+
+def tools_of(profile: str) -> ToolTable:
+    """The tool table of a profile; an unknown name is a readable error."""
+    if profile in PLANNED:
+        raise ValueError(f"tool profile {profile!r} is not available yet; available: {', '.join(PROFILES)}")
+    if profile not in PROFILES:
+        raise ValueError(f"unknown tool profile {profile!r}; choose one of: {', '.join(PROFILES)}")
+    return PROFILES[profile]

@@ -1,0 +1,175 @@
+"""Recall tools: search (the default), associate (activation and composition), graph and status.
+
+Hits are compact unless ``detail="full"``, and carry notes when a hit is superseded, contradicted
+or waiting in a pending relation (``graphmem.service.recall.notes``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from graphmem.server.common import (
+    READ_ONLY,
+    Detail,
+    Instant,
+    Kind,
+    ProjectFilter,
+    reply,
+    service_of,
+    tool_errors,
+)
+from graphmem.server.context import AppContext
+from graphmem.server.models.recall import (
+    AssociateOut,
+    CompositionOut,
+    GraphOut,
+    MemoryHitOut,
+    SearchHitOut,
+    SearchOut,
+    SeedNodeOut,
+    StatusOut,
+)
+from graphmem.service import MemoryService
+from graphmem.service.recall.notes import recall_notes
+from graphmem.service.recall.results import AssociateResult, SearchResult
+
+__all__ = ["TOOLS", "associate_out", "search_out"]
+
+Ctx = Context[AppContext, Any]
+_COMPACT_CONCEPTS = 3  # the strongest few say why it matched; detail="full" lists them all
+DetailParam = Annotated[Detail, Field(description="full adds project, key, tags, dates, ranks")]
+AsOf = Annotated[Instant, Field(description="Recall as of that instant (ISO 8601 or epoch ms)")]
+IncludeSuperseded = Annotated[bool, Field(description="Also show replaced memories (noted)")]
+
+
+def search_out(service: MemoryService, result: SearchResult, detail: str) -> SearchOut:
+    notes = recall_notes(service.repository, [hit.id for hit in result.hits])
+    hits = []
+    for hit in result.hits:
+        out = SearchHitOut.model_validate(hit)
+        out.notes = notes.get(hit.id, [])
+        if detail == "compact":
+            out = SearchHitOut(id=out.id, score=out.score, kind=out.kind, content=out.content,
+                               concepts=out.concepts[:_COMPACT_CONCEPTS], notes=out.notes)
+        hits.append(out)
+    return SearchOut(query=result.query, hits=hits, total_candidates=result.total_candidates,
+                     offset=result.offset, unmatched_concepts=list(result.unmatched_concepts))
+
+
+def associate_out(service: MemoryService, result: AssociateResult, detail: str) -> AssociateOut:
+    """The associate result; in composition mode ``memories`` holds the sources (once, in plan order) and
+    the composition names them by id."""
+    memories = list(result.memories)
+    if result.composition is not None:
+        memories = list(result.composition.sources)
+    notes = recall_notes(service.repository, [m.id for m in memories])
+    out = AssociateOut(mode=result.mode, query_concepts=list(result.query_concepts),
+                       seed_nodes=[_seed(s, detail) for s in result.seed_nodes],
+                       unmatched_concepts=list(result.unmatched_concepts), activated_count=result.activated_count,
+                       memories=[_hit(m, notes.get(m.id, []), detail) for m in memories])
+    if result.composition is not None:
+        composition = result.composition
+        out.composition = CompositionOut.model_validate(
+            {**{f: getattr(composition, f) for f in CompositionOut.model_fields if f != "source_ids"},
+             "source_ids": [s.id for s in composition.sources]})
+    return out
+
+
+def _seed(seed: Any, detail: str) -> SeedNodeOut:
+    out = SeedNodeOut.model_validate(seed)
+    return out if detail == "full" else SeedNodeOut(id=out.id, name=out.name)
+
+
+def _hit(hit: Any, notes: list[str], detail: str) -> MemoryHitOut:
+    out = MemoryHitOut.model_validate(hit)
+    out.notes = notes
+    if detail == "compact":
+        out.concepts = out.concepts[:_COMPACT_CONCEPTS]
+        out.created_at, out.topic_key, out.tags = None, None, []
+    return out
+
+
+def memory_search(
+    ctx: Ctx,
+    query: Annotated[str, Field(description="Keywords or a question")],
+    project: ProjectFilter = None,
+    kind: Annotated[Kind | None, Field(description="Only this kind")] = None,
+    tags: Annotated[list[str] | None, Field(description="Only memories with all these tags")] = None,
+    limit: Annotated[int, Field(ge=1, le=100, description="Hits per page")] = 10,
+    offset: Annotated[int, Field(ge=0, description="Hits to skip (paging)")] = 0,
+    as_of: AsOf = None,
+    include_superseded: IncludeSuperseded = False,
+    detail: DetailParam = "compact",
+) -> Annotated[CallToolResult, SearchOut]:
+    """Default retrieval: keywords fused with concept-graph activation. Hits note superseded,
+    contradicted or pending-conflict memories."""
+    service = service_of(ctx)
+    with tool_errors():
+        result = service.search(query, project, kind, tags, limit, offset, as_of, include_superseded)
+    return reply(search_out(service, result, detail))
+
+
+def memory_associate(
+    ctx: Ctx,
+    query: Annotated[str, Field(description="The task or question")],
+    mode: Annotated[Literal["recall", "composition"], Field(description=(
+        "recall = related memories; composition = fewest memories covering every concept the task needs, "
+        "with gaps, conflicts and a plan"))] = "recall",
+    project: ProjectFilter = None,
+    max_results: Annotated[int, Field(ge=1, le=100, description="Memories (composition: most sources)")] = 10,
+    min_coverage: Annotated[float, Field(ge=0.0, le=1.0, description=(
+        "Composition: coverage to reach"))] = 0.7,
+    as_of: AsOf = None,
+    include_superseded: IncludeSuperseded = False,
+    detail: DetailParam = "compact",
+) -> Annotated[CallToolResult, AssociateOut]:
+    """Spreading activation from the query's concepts: finds memories related by concepts when keywords
+    miss them, and explains each hit."""
+    service = service_of(ctx)
+    with tool_errors():
+        result = service.associate(query, mode, project, max_results, min_coverage, as_of=as_of,
+                                   include_superseded=include_superseded)
+    return reply(associate_out(service, result, detail))
+
+
+def memory_graph(
+    ctx: Ctx,
+    node: Annotated[str | None, Field(description=(
+        "Centre: a memory id, topic key or concept:<name>; omit for pages of memories with their concepts"))
+    ] = None,
+    depth: Annotated[int, Field(ge=0, le=4, description="Hops around the centre")] = 1,
+    project: ProjectFilter = None,
+    offset: Annotated[int, Field(ge=0, description="Nodes to skip, for the next page")] = 0,
+    limit: Annotated[int, Field(ge=1, le=500, description="Nodes per page")] = 50,
+    as_of: Annotated[Instant, Field(description="The graph as it was then")] = None,
+) -> Annotated[CallToolResult, GraphOut]:
+    """A page of the memory graph: the neighbourhood of a node, or memories with their concepts. Edges
+    are typed: mention, cooccurrence or a relation type."""
+    with tool_errors():
+        view = service_of(ctx).graph(node, depth, project, offset, limit, as_of)
+    return reply(GraphOut.model_validate(view))
+
+
+def memory_status(
+    ctx: Ctx,
+    graph: Annotated[bool, Field(description="Also the graph's shape: degrees, top concepts, components")
+                     ] = False,
+) -> Annotated[CallToolResult, StatusOut]:
+    """Counts of memories by kind and status, concepts, edges, relations and sessions, and the store in use."""
+    with tool_errors():
+        status = StatusOut.model_validate(service_of(ctx).status())
+    if not graph:
+        status.graph = None
+    return reply(status)
+
+
+TOOLS = {
+    "memory_search": (memory_search, READ_ONLY),
+    "memory_associate": (memory_associate, READ_ONLY),
+    "memory_graph": (memory_graph, READ_ONLY),
+    "memory_status": (memory_status, READ_ONLY),
+}

@@ -1,0 +1,57 @@
+"""Compact JSON schemas for ``tools/list``: the same contract in fewer bytes.
+
+Pydantic's schemas repeat a ``title`` for every property (the property name, title-cased), spell an
+optional value as ``anyOf: [{type: X}, {type: null}]`` with ``default: null``, and describe every
+output model at length. An agent pays for these bytes on every turn. Dropping the generated titles,
+writing ``type: [X, "null"]`` and leaving out ``default: null`` changes no validation result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["compact_schema"]
+
+# In an output schema a default or a string format tells the client nothing it acts on.
+# Output field names say what they hold; the docs describe each result (docs/tools.md).
+_OUTPUT_NOISE = frozenset({"default", "format", "description"})
+
+
+def compact_schema(schema: Any, *, output: bool = False) -> Any:
+    """A copy of ``schema`` without generated titles, with nullable types folded, no ``default: null``;
+    with ``output``, also without descriptions, defaults and formats.
+
+    >>> compact_schema({"title": "M", "properties": {"a": {"title": "A", "anyOf": [{"type": "string"},
+    ...                 {"type": "null"}], "default": None}}})
+    {'properties': {'a': {'type': ['string', 'null']}}}
+    """
+    if isinstance(schema, list):
+        return [compact_schema(item, output=output) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    compact: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "default" and value is None:
+            continue
+        if output and key in _OUTPUT_NOISE:
+            continue
+        if key == "additionalProperties" and value is True:  # the JSON Schema default
+            continue
+        if key in {"properties", "$defs"}:  # names here are data, not keywords
+            compact[key] = {name: compact_schema(sub, output=output) for name, sub in value.items()}
+        else:
+            compact[key] = compact_schema(value, output=output)
+    return _fold_nullable(compact)
+
+
+def _fold_nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``anyOf`` of bare types (``{"type": "string"}``, ``{"type": "null"}``) → one type list."""
+    options = schema.get("anyOf")
+    if not isinstance(options, list) or not all(
+            isinstance(o, dict) and set(o) == {"type"} and isinstance(o["type"], str) for o in options):
+        return schema
+    folded = {key: value for key, value in schema.items() if key != "anyOf"}
+    folded["type"] = [option["type"] for option in options]
+    return folded

@@ -1,0 +1,103 @@
+"""The seed dialects through a real MCP client: each seed document's example calls run unchanged and
+return the documented shape, over graphmem's engine."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from mcp import Client
+
+from graphmem.server import build_server
+from tests.conftest import ORDERS, WEBHOOK
+from tests.server.test_tools import call, refused
+
+pytestmark = pytest.mark.anyio
+
+DEPLOY = "The deploy script requires the --env production flag or it targets staging"
+
+
+@pytest.fixture
+async def dialect(request, service, settings):
+    async with Client(build_server(settings, tools=request.param, service=service)) as connected:
+        yield connected
+
+
+async def text(client, name, arguments) -> str:
+    result = await client.call_tool(name, arguments)
+    assert not result.is_error, result.content[0].text
+    return result.content[0].text
+
+
+@pytest.mark.parametrize("dialect", ["kyew"], indirect=True)
+async def test_kyew_examples_run_unchanged_and_answer_in_kyews_words(dialect, service):
+    assert {t.name for t in (await dialect.list_tools()).tools} == {"memory", "remember", "recall", "forget",
+                                                                     "correct"}
+    saved = await text(dialect, "memory", {"action": "learn", "observation": DEPLOY, "domain": "infrastructure",
+                                           "outcome": "failure", "tags": ["deploy", "gotcha"]})
+    assert re.match(r"Memory saved \(id: mem_\w+\)\. Domain: infrastructure\. Pattern detection: \d+ related "
+                    r"memories found — \d+ more before skill generation\.", saved)
+    first = re.search(r"mem_\w+", saved).group(0)
+    other = service.store("Always run npm run build:worker before deploying to catch type errors",
+                          project="infrastructure").id
+    found = await text(dialect, "memory", {"action": "recall", "query": "deploy gotchas",
+                                           "domain": "infrastructure", "include": "all", "limit": 5})
+    assert found.startswith("Found ") and f"[{first}]" in found and "(infrastructure, failure)" in found
+    assert "Skills are not available yet" in found
+    corrected = await text(dialect, "memory", {"action": "correct", "memory_id": other, "correction":
+                                               "Run npm run build:worker AND npm run typecheck before deploying"})
+    assert corrected.startswith(f"Memory {other} corrected. Previous version preserved in lineage")
+    replacement = service.store("Deploys take --env explicitly; the script refuses to guess").id
+    forgot = await text(dialect, "memory", {"action": "forget", "memory_id": first, "superseded_by": replacement})
+    assert forgot == f"Memory {first} forgotten. Superseded by {replacement}."
+    assert first not in await text(dialect, "recall", {"query": "production flag staging"})
+    assert "needs memory_id" in await refused(dialect, "memory", action="forget")
+    assert "observation" in await refused(dialect, "remember")
+
+
+@pytest.mark.parametrize("dialect", ["tam"], indirect=True)
+async def test_tam_memory_associate_example_returns_the_documented_shape(dialect, service):
+    service.store(WEBHOOK, kind="pattern", project="my-api")
+    orders = service.store(ORDERS, kind="solution", project="my-api").id
+    result = await call(dialect, "memory_associate", query="retry webhooks without duplicate orders",
+                        mode="recall", project="my-api", max_results=5)
+    assert {"query_concepts", "seed_nodes", "activated_count", "memories", "composition"} <= result.keys()
+    assert all(set(seed) >= {"id", "name"} for seed in result["seed_nodes"])
+    assert orders in {m["id"] for m in result["memories"]} and result["composition"] is None
+    assert {"id", "type", "content", "project", "activation_score"} <= set(result["memories"][0])
+    composed = await call(dialect, "memory_associate", query="webhook idempotency orders", mode="composition")
+    assert {"sources", "coverage_percent", "covered", "gaps", "conflicts", "integration_plan"} <= set(
+        composed["composition"])
+    fact = await call(dialect, "kg_add_fact", subject="api", predicate="uses", object="postgres")
+    assert (await call(dialect, "kg_at", subject="api"))["facts"][0]["id"] == fact["fact"]["id"]
+    assert [f["object"] for f in (await call(dialect, "kg_timeline", subject="api"))["facts"]] == ["postgres"]
+    concepts = await call(dialect, "memory_concepts", query="webhook kubernetes")
+    assert [m["name"] for m in concepts["matched"]] == ["webhook"] and "kubernetes" in concepts["unmatched_concepts"]
+    assert (await call(dialect, "memory_graph_stats"))["memories"] == 2
+    assert orders in {n["id"] for n in (await call(dialect, "memory_graph", node=orders))["nodes"]}
+
+
+@pytest.mark.parametrize("profile", ["core", "full", "kyew", "tam"])
+async def test_every_profile_builds_and_lists_one_intent_per_graphmem_tool(profile, service, settings):
+    async with Client(build_server(settings, tools=profile, service=service)) as client:
+        tools = (await client.list_tools()).tools
+    assert tools
+    if profile in {"core", "full"}:
+        assert all("action" not in t.input_schema.get("properties", {}) for t in tools)
+    if profile == "core":
+        assert len(tools) <= 6
+
+
+async def test_an_unknown_profile_is_a_readable_error(settings):
+    from graphmem.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="unknown tool profile 'dream'"):
+        build_server(settings, tools="dream")
+
+
+@pytest.mark.parametrize("profile", ["kirograph", "cortexgraph", "reference"])
+async def test_a_dialect_not_built_yet_says_so(settings, profile):
+    from graphmem.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="not available yet"):
+        build_server(settings, tools=profile)
