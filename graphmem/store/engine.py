@@ -65,6 +65,7 @@ def open_engine(db: str) -> Engine:
     try:
         _refuse_newer_schema(engine)  # before create_all: never add tables to a schema we do not know
         SQLModel.metadata.create_all(engine)
+        _upgrade_learning(engine)
         fulltext.ensure_index(engine)
         _record_schema_version(engine)
     except SQLAlchemyError as error:
@@ -72,6 +73,14 @@ def open_engine(db: str) -> Engine:
         shown = engine.url.render_as_string()  # hides the password
         raise StorageError(f"cannot open database {shown}: {_first_line(error)}") from error
     return engine
+
+
+def _upgrade_learning(engine: Engine) -> None:
+    """Stores made before the learning tables and columns get them (migration 0003 does the same)."""
+    from graphmem.store.learning_store import upgrade_learning  # imports the projection, which imports this
+
+    with engine.begin() as connection:
+        upgrade_learning(connection)
 
 
 @contextmanager

@@ -1,0 +1,19 @@
+"""``service.learning``: the learning use cases, each its own attribute (clusters, duplicates,
+consolidation, skills, briefs), built from the one unit of work."""
+
+from __future__ import annotations
+
+from graphmem.service.clock import Clock
+from graphmem.service.learning.clusters import ClusterService
+from graphmem.service.learning.duplicates import DuplicateFinder
+from graphmem.service.unit_of_work import UnitOfWork
+
+__all__ = ["LearningService"]
+
+
+class LearningService:
+    """The learning features, reached as ``service.learning.<feature>``."""
+
+    def __init__(self, uow: UnitOfWork, clock: Clock) -> None:
+        self.clusters = ClusterService(uow, clock)
+        self.duplicates = DuplicateFinder(uow, clock)
