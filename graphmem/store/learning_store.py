@@ -16,14 +16,17 @@ import scipy.sparse as sp
 from sqlalchemy import func, inspect, text
 from sqlmodel import Session, col, select
 
+from graphmem.core.values import Relation
+from graphmem.store.convert import relation_from_row
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
-from graphmem.store.tables import BriefStateRow, MemoryRow, SkillRow, SkillVersionRow
+from graphmem.store.tables import BriefStateRow, MemoryRow, RelationRow, SkillRow, SkillVersionRow
 
 __all__ = [
     "ConceptMatrix",
     "add_skill_version",
     "brief_state",
     "concept_matrix",
+    "consolidation_relations",
     "count_since",
     "get_skill",
     "latest_seq",
@@ -61,6 +64,13 @@ def concept_matrix(projection: GraphProjection, view: VisibilityFilter, now_ms: 
             df=projection.col("df")[concepts].copy(), concept_keys=tuple(names[int(c)] for c in concepts),
             projects=projection.col("project")[rows].copy(), kinds=projection.col("kind")[rows].copy(),
             n_docs=projection.memory_count)
+
+
+def consolidation_relations(session: Session, merged_id: str) -> list[Relation]:
+    """The judged ``consolidated_from`` relations from ``merged_id`` to its originals."""
+    query = select(RelationRow).where(RelationRow.source_id == merged_id, RelationRow.type == "consolidated_from",
+                                      RelationRow.status == "judged").order_by(col(RelationRow.id))
+    return [relation_from_row(row) for row in session.exec(query)]
 
 
 # -- skills ------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from graphmem.service.clock import Clock
 from graphmem.service.learning.clusters import ClusterService
+from graphmem.service.learning.consolidation import ConsolidationService
 from graphmem.service.learning.duplicates import DuplicateFinder
 from graphmem.service.unit_of_work import UnitOfWork
 
@@ -17,3 +18,4 @@ class LearningService:
     def __init__(self, uow: UnitOfWork, clock: Clock) -> None:
         self.clusters = ClusterService(uow, clock)
         self.duplicates = DuplicateFinder(uow, clock)
+        self.consolidation = ConsolidationService(uow, clock, self.clusters)
