@@ -94,7 +94,7 @@ def similar_pairs(matrix: sp.csr_array, df: npt.ArrayLike, n_docs: int, groups: 
     >>> m = sp.csr_array(np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]))
     >>> pairs = similar_pairs(m, [2, 3, 1], 10, [0, 0, 0], max_df=8, min_similarity=0.5)
     >>> pairs.left.tolist(), pairs.right.tolist(), [round(float(s), 3) for s in pairs.similarity]
-    ([0, 0, 1], [1, 2, 2], [1.0, 0.599, 0.599])
+    ([0, 0, 1], [1, 2, 2], [1.0, 0.633, 0.633])
     """
     weighted = _specific_tfidf(sp.csr_array(matrix), np.asarray(df, dtype=np.float64), n_docs, max_df)
     group_codes = np.asarray(groups)
@@ -108,10 +108,10 @@ def similar_pairs(matrix: sp.csr_array, df: npt.ArrayLike, n_docs: int, groups: 
 
 
 def _specific_tfidf(matrix: sp.csr_array, df: FloatArray, n_docs: int, max_df: int) -> sp.csr_array:
-    """Rows L2-normalized over the specific columns, weighted salience · ln(n/df); other columns zero."""
+    """Rows L2-normalized over the specific columns, weighted salience · ln(1 + n/df); other columns zero."""
     keep = np.zeros(matrix.shape[1])
     columns = specific_columns(df, max_df)
-    keep[columns] = np.log(max(n_docs, 2) / df[columns])
+    keep[columns] = np.log1p(n_docs / df[columns])  # smoothed: a concept shared by all of 2 memories still counts
     weighted = sp.csr_array(matrix @ sp.diags_array(keep))
     weighted.eliminate_zeros()
     norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())

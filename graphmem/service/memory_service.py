@@ -83,7 +83,7 @@ class MemoryService:
         self.capture = CaptureService(self.uow, self.writes)
         self.lint = LintService(self.uow)
         self.exports = ExportService(self.uow, self.recall)
-        self.learning = LearningService(self.uow, self.clock)
+        self.learning = LearningService(self.uow, self.clock, self.writes)
 
     # The unit of work's parts, for tests, scripts and diagnostics.
     @property
