@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 
 from mcp.server.mcpserver import MCPServer
 
-from graphmem.server import tools, tools_export, tools_lifecycle, tools_relations
+from graphmem.server import learning, tools, tools_export, tools_lifecycle, tools_relations
 from graphmem.server.context import AppContext
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
@@ -46,6 +46,7 @@ def build_server(settings: Settings, *, service: MemoryService | None = None) ->
     tools_export.register(server)
     tools_lifecycle.register(server)
     tools_relations.register(server)
+    learning.register(server)
     return server
 
 

@@ -135,7 +135,8 @@ class SkillService:
             return self._skill(session, self._row(session, skill_id))
 
     # -- helpers --------------------------------------------------------------------------------
-    def _change(self, skill_id: str, actor: str, reason: str | None, apply: Any, *, needs_session: bool = False) -> Skill:
+    def _change(self, skill_id: str, actor: str, reason: str | None, apply: Any, *,
+                needs_session: bool = False) -> Skill:
         actor = check_text("actor", actor, 200, required=True) or "agent"
         reason = check_text("reason", reason, 2_000)
         now = self.clock.now_ms()
