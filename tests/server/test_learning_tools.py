@@ -61,7 +61,8 @@ async def test_brief_status_synthesize_and_reset(client, service, tmp_path):
     skipped = await call(client, "memory_brief_synthesize", root=str(tmp_path), project="infra")
     assert skipped["skipped"] and not (tmp_path / "AGENTS.md").exists()
     written = await call(client, "memory_brief_synthesize", root=str(tmp_path), project="infra", force=True)
-    assert "AGENTS.md" in written["written"] and written["lines"][0]["memory_id"] in (tmp_path / "AGENTS.md").read_text()
+    agents = (tmp_path / "AGENTS.md").read_text(encoding="utf-8")
+    assert "AGENTS.md" in written["written"] and written["lines"][0]["memory_id"] in agents
     service.store("Pin the AWS provider to 5.x", kind="decision", project="infra")
     reset = await call(client, "memory_brief_reset", project="infra")
     assert reset["count"] == 0
