@@ -65,7 +65,7 @@ def test_create_makes_a_named_store_and_every_command_names_its_store_on_stderr(
     db = tmp_path / "new" / "memory.db"
     assert main(["--db", str(db), "--create", "--json", "stats"]) == 0
     captured = capsys.readouterr()
-    assert json.loads(captured.out)["database"] == f"sqlite:///{db}"
+    assert json.loads(captured.out)["database"] == str(db)
     assert captured.err == f"graphmem: created store {db} (explicit)\n"
     assert main(["--db", str(db), "stats"]) == 0
     assert capsys.readouterr().err == f"graphmem: using store {db} (explicit)\n"
@@ -79,4 +79,4 @@ def test_the_per_user_store_is_created_on_first_use(tmp_path, capsys):
 
 def test_a_relative_store_path_is_reported_in_full(tmp_path, capsys):
     assert main(["--db", "rel.db", "--create", "--json", "stats"]) == 0
-    assert json.loads(capsys.readouterr().out)["database"] == f"sqlite:///{tmp_path / 'work' / 'rel.db'}"
+    assert json.loads(capsys.readouterr().out)["database"] == str(tmp_path / "work" / "rel.db")

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from mcp_types import ToolAnnotations
 
-from graphmem.server import export, facts, lifecycle, maintenance, memories, recall, relations, sessions
+from graphmem.server import export, facts, learning, lifecycle, maintenance, memories, recall, relations, sessions
 from graphmem.server.dialects import kyew, tam
 
 __all__ = ["CORE", "PLANNED", "PROFILES", "ProfileName", "tools_of"]
@@ -23,7 +23,7 @@ ProfileName = Literal["core", "full", "kirograph", "kyew", "cortexgraph", "tam",
 
 CORE = ("memory_store", "memory_search", "memory_associate", "memory_open", "memory_correct", "memory_forget")
 _FEATURES: tuple[ToolTable, ...] = (memories.TOOLS, recall.TOOLS, relations.TOOLS, facts.TOOLS, lifecycle.TOOLS,
-                                    sessions.TOOLS, export.TOOLS, maintenance.TOOLS)
+                                    sessions.TOOLS, export.TOOLS, maintenance.TOOLS, learning.TOOLS)
 FULL: dict[str, tuple[Callable[..., Any], ToolAnnotations]] = {
     name: entry for table in _FEATURES for name, entry in table.items()}
 

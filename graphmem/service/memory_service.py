@@ -16,6 +16,7 @@ from graphmem.errors import InvalidInput
 from graphmem.service.clock import Clock
 from graphmem.service.export import ExportScope, ExportService
 from graphmem.service.export.transfer import ImportReport, import_graph_records, parse_import_lines, write_jsonl
+from graphmem.service.learning import LearningService
 from graphmem.service.lifecycle.service import LifecycleService
 from graphmem.service.maintenance.lint import LintService
 from graphmem.service.memories.capture import CaptureService
@@ -82,6 +83,7 @@ class MemoryService:
         self.capture = CaptureService(self.uow, self.writes)
         self.lint = LintService(self.uow)
         self.exports = ExportService(self.uow, self.recall)
+        self.learning = LearningService(self.uow, self.clock, self.writes)
 
     # The unit of work's parts, for tests, scripts and diagnostics.
     @property

@@ -31,6 +31,7 @@ __all__ = [
     "pairs_among",
     "relations_by_status",
     "reopen_memory",
+    "set_memory_status",
     "supersedes_touching",
     "update_relation",
 ]
@@ -127,6 +128,17 @@ def close_memory(session: Session, memory_id: str, *, valid_to_ms: int, supersed
     """Record that ``memory_id`` stopped holding at ``valid_to_ms`` because ``superseded_by`` replaced it."""
     row = session.exec(select(MemoryRow).where(MemoryRow.id == memory_id)).one()
     row.valid_to, row.superseded_by = valid_to_ms, superseded_by
+    session.add(row)
+    session.flush()
+    return memory_from_row(row)
+
+
+def set_memory_status(session: Session, memory_id: str, status: str, *, only_from: str) -> Memory | None:
+    """Set ``status`` on ``memory_id`` if it is now ``only_from`` (a consolidation archives only active ones)."""
+    row = session.exec(select(MemoryRow).where(MemoryRow.id == memory_id)).first()
+    if row is None or row.status != only_from:
+        return None
+    row.status = status
     session.add(row)
     session.flush()
     return memory_from_row(row)

@@ -15,6 +15,7 @@ from sqlmodel import Field, SQLModel
 
 __all__ = [
     "SCHEMA_VERSION",
+    "BriefStateRow",
     "ChangeRow",
     "ConceptEdgeRow",
     "ConceptRow",
@@ -26,12 +27,14 @@ __all__ = [
     "PromptRow",
     "RelationRow",
     "SessionRow",
+    "SkillRow",
+    "SkillVersionRow",
     "StoreGenerationRow",
 ]
 
 # The schema version, recorded in ``graphmem_meta``; each version is one Alembic revision of
 # ``graphmem/store/migrations`` (version N = revision "000N"), and a test keeps the two in step.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class MemoryRow(SQLModel, table=True):
@@ -68,6 +71,10 @@ class MemoryRow(SQLModel, table=True):
     review_after: int | None = Field(default=None, sa_column=Column(BigInteger))
     parent_id: str | None = None
     concept_count: int = 0
+    # Kyew's learn fields, first-class so search, associate and export can filter on them.
+    outcome: str | None = None  # success, failure, partial, unknown
+    task_type: str | None = None
+    tools_used: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=True))
 
 
 class ConceptRow(SQLModel, table=True):
@@ -207,3 +214,53 @@ class ChangeRow(SQLModel, table=True):
     kind: str
     refs: list[str] = Field(default_factory=list, sa_type=JSON)
     at: int = Field(sa_type=BigInteger)
+
+
+
+class SkillRow(SQLModel, table=True):
+    """A skill drawn from a pattern of related memories: its current version (history in skill_version)."""
+
+    __tablename__ = "skill"
+    __table_args__ = (UniqueConstraint("project_key", "name", name="uq_skill_project_name"),)
+
+    id: str = Field(primary_key=True)
+    name: str
+    project: str | None = None
+    project_key: str = Field(default="", index=True)
+    trigger: str = Field(sa_column=Column(Text, nullable=False))
+    steps: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    source_ids: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    status: str = Field(default="draft", index=True)  # draft, active, deprecated, rejected
+    successor_id: str | None = None
+    version: int = 1
+    successes: int = 0
+    failures: int = 0
+    created_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+    updated_at: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class SkillVersionRow(SQLModel, table=True):
+    """One version of a skill: a snapshot of its fields and the audit entry of the change (who, when, why)."""
+
+    __tablename__ = "skill_version"
+
+    seq: int | None = Field(default=None, primary_key=True)
+    skill_id: str = Field(index=True, foreign_key="skill.id")
+    version: int
+    snapshot: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    action: str  # drafted, activated, deprecated, rejected, edited, rolled_back, outcome
+    actor: str
+    reason: str | None = Field(default=None, sa_column=Column(Text))
+    at: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class BriefStateRow(SQLModel, table=True):
+    """Per project: where the last brief left the observation counter, the threshold, the target files."""
+
+    __tablename__ = "brief_state"
+
+    project_key: str = Field(primary_key=True)
+    last_seq: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    threshold: int = 5
+    targets: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    last_brief_at: int | None = Field(default=None, sa_column=Column(BigInteger))

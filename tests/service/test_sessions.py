@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import text
 
 from graphmem import MemoryService, Settings
 from graphmem.errors import InvalidInput, NotFound
@@ -81,13 +80,13 @@ def test_start_returns_recent_memories_due_reviews_and_open_conflicts(service, c
     assert start.active_skills == ()
 
 
-def test_start_lists_active_skills_when_a_skill_table_exists(service):
-    with service.engine.begin() as connection:
-        connection.execute(text("CREATE TABLE skill (id TEXT PRIMARY KEY, name TEXT, status TEXT)"))
-        connection.execute(text("INSERT INTO skill VALUES ('skl_1', 'Deploy checklist', 'active'), "
-                                "('skl_2', 'Old checklist', 'deprecated')"))
+def test_start_lists_active_skills_and_not_drafts(service):
+    first = service.store(WEBHOOK, project="web").id
+    second = service.store(ORDERS, project="web").id
+    active = service.learning.skills.draft([first, second], "web")
+    service.learning.skills.transition(active.id, "activate")
     skills = service.sessions.start("web").active_skills
-    assert skills == ({"id": "skl_1", "name": "Deploy checklist", "status": "active"},)
+    assert [(s["id"], s["status"]) for s in skills] == [(active.id, "active")]
 
 
 def test_save_prompt_and_the_timeline_show_sessions_newest_first_with_ids(service, clock):

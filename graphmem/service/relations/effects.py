@@ -69,8 +69,25 @@ def record_effects(session: Any, before: Relation | None, after: Relation, now: 
     effects.applied.append(after)
     if _closes(after):
         _close_target(session, after, now, effects)
+    _archive_consolidated(session, before, after, effects)
     for memory_id in hidden_ends(before) | hidden_ends(after):
         effects.hidden[memory_id] = bool(relation_store.hiding_relations(session, memory_id))
+
+
+def _archives(relation: Relation | None) -> bool:
+    """A judged ``consolidated_from`` archives its target (the semantics table: originals archived)."""
+    return relation is not None and relation.type == "consolidated_from" and relation.status == "judged"
+
+
+def _archive_consolidated(session: Any, before: Relation | None, after: Relation, effects: RelationEffects) -> None:
+    if _archives(after):
+        changed = relation_store.set_memory_status(session, after.target_id, "archived", only_from="active")
+    elif _archives(before) and before is not None and not relation_store.hiding_relations(session, before.target_id):
+        changed = relation_store.set_memory_status(session, before.target_id, "active", only_from="archived")
+    else:
+        return
+    if changed is not None:
+        effects.memories[changed.id] = changed
 
 
 def _closes(relation: Relation) -> bool:

@@ -1,0 +1,183 @@
+"""Skills from patterns (Kyew's ``learn`` / skills): no LLM, the steps are the source memories' statements.
+
+``learn`` stores an observation and counts its related memories: same project, visible, sharing
+specific concepts (similarity ≥ :data:`RELATED_SIMILARITY`). Below the threshold the result says how
+many more are needed; at it, a draft skill is made from the new memory and its related ones.
+Lifecycle: draft → active → deprecated (optionally with a successor), draft → rejected. Every change
+is a new version with an audit entry (who, when, why); rollback restores any version as a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from graphmem.core.consolidation import split_statements
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.ids import new_id
+from graphmem.service.clock import Clock
+from graphmem.service.learning.clusters import similarity_of
+from graphmem.service.learning.results import PatternNotice, Skill, SkillList, SkillVersion
+from graphmem.service.memories.writes import MemoryWrites
+from graphmem.service.unit_of_work import UnitOfWork
+from graphmem.service.validation import check_choice, check_count, check_text
+from graphmem.store import learning_store
+from graphmem.store.convert import from_ms
+from graphmem.store.tables import SkillRow
+
+__all__ = ["RELATED_SIMILARITY", "SKILL_THRESHOLD", "SkillService"]
+
+SKILL_THRESHOLD = 3  # Kyew: "2 related memories found — 1 more before skill generation"
+# Related, not repeated: an error and its fix score 0.5–0.7 on data/, steps of one procedure 0.3–0.6.
+RELATED_SIMILARITY = 0.3
+_TRANSITIONS = {"activate": ({"draft", "deprecated"}, "active"), "deprecate": ({"active"}, "deprecated"),
+                "reject": ({"draft"}, "rejected")}
+OUTCOMES = ("success", "failure", "partial", "unknown")
+
+
+class SkillService:
+    """Skill use cases (reached as ``service.learning.skills``)."""
+
+    def __init__(self, uow: UnitOfWork, clock: Clock, writes: MemoryWrites) -> None:
+        self.uow = uow
+        self.clock = clock
+        self.writes = writes
+
+    def learn(self, observation: str, project: str | None = None, **fields: Any) -> tuple[Any, PatternNotice]:
+        """Store an observation (Kyew's ``learn``) and report its pattern: related memories, and a draft
+        skill once there are :data:`SKILL_THRESHOLD` of them."""
+        stored = self.writes.store(content=observation, project=project, **fields)
+        related = self.related(stored.id, project)
+        missing = SKILL_THRESHOLD - len(related)
+        if missing > 0:
+            return stored, PatternNotice(related, SKILL_THRESHOLD, f"{len(related)} related memories found — "
+                                         f"{missing} more before a skill draft")
+        skill = self.draft([stored.id, *related], project)
+        return stored, PatternNotice(related, SKILL_THRESHOLD, f"{len(related)} related memories found — "
+                                     f"skill draft {skill.id} ({skill.name})", skill.id)
+
+    def related(self, memory_id: str, project: str | None) -> tuple[str, ...]:
+        """Visible memories of the project sharing specific concepts with ``memory_id``, strongest first."""
+        similarity = similarity_of(self.uow, project, self.clock.now_ms(), RELATED_SIMILARITY)
+        ids = similarity.matrix.memory_ids
+        if memory_id not in ids:
+            return ()
+        row = ids.index(memory_id)
+        pairs = similarity.pairs
+        touching = (pairs.left == row) | (pairs.right == row)
+        others = np.where(pairs.left[touching] == row, pairs.right[touching], pairs.left[touching])
+        return tuple(ids[int(other)] for other in others)
+
+    def draft(self, memory_ids: Sequence[str], project: str | None, actor: str = "graphmem") -> Skill:
+        """A draft skill from ``memory_ids``: their statements in time order are the steps."""
+        memories = sorted(self.uow.repository.memories_by_id(memory_ids).values(), key=lambda m: m.created_at)
+        if len(memories) < 2:
+            raise InvalidInput("a skill needs at least two source memories")
+        similarity = similarity_of(self.uow, project, self.clock.now_ms(), RELATED_SIMILARITY)
+        rows = np.array([similarity.matrix.memory_ids.index(m.id) for m in memories
+                         if m.id in similarity.matrix.memory_ids])
+        concepts = similarity.concepts(rows, 3) if rows.size else ()
+        name = " / ".join(concepts) or memories[0].content[:40]
+        steps = [_step(m.content, m.kind) for m in memories]
+        now = self.clock.now_ms()
+        with self.uow.write() as write:
+            existing = learning_store.skill_by_name(write.session, project or "", name)
+            if existing is not None:
+                return self._skill(write.session, existing)
+            row = SkillRow(id=new_id("skill"), name=name, project=project, project_key=project or "",
+                           trigger=f"When working on {', '.join(concepts) or name} in {project or 'any project'}",
+                           steps=steps, source_ids=[m.id for m in memories], status="draft",
+                           created_at=now, updated_at=now)
+            learning_store.add_skill_version(write.session, row, _audit("drafted", actor, "pattern detected", now))
+            write.changed("skills", [row.id])
+            return self._skill(write.session, row)
+
+    def transition(self, skill_id: str, action: str, actor: str = "agent", reason: str | None = None,
+                   successor_id: str | None = None) -> Skill:
+        """activate, deprecate (optionally naming the successor) or reject; a new version each time."""
+        check_choice("action", action, tuple(_TRANSITIONS))
+        allowed, status = _TRANSITIONS[action]
+        return self._change(skill_id, actor, reason, lambda row: _move(row, action, allowed, status, successor_id))
+
+    def rollback(self, skill_id: str, version: int, actor: str = "agent", reason: str | None = None) -> Skill:
+        """Restore the fields of ``version`` as a new version."""
+        check_count("version", version, 1, 1_000_000)
+
+        def restore(row: SkillRow, session: Any) -> str:
+            found = [v for v in learning_store.skill_versions(session, row.id) if v.version == version]
+            if not found:
+                raise NotFound(f"version of {row.id}", str(version))
+            for name, value in found[0].snapshot.items():
+                setattr(row, name, value)
+            return f"rolled_back_to_{version}"
+        return self._change(skill_id, actor, reason, restore, needs_session=True)
+
+    def record_outcome(self, skill_id: str, outcome: str, actor: str = "agent", note: str | None = None) -> Skill:
+        """Record that an agent used the skill, with ``success`` or ``failure`` (partial/unknown counted as neither)."""
+        check_choice("outcome", outcome, OUTCOMES)
+
+        def count(row: SkillRow) -> str:
+            row.successes += outcome == "success"
+            row.failures += outcome == "failure"
+            return f"outcome_{outcome}"
+        return self._change(skill_id, actor, note, count)
+
+    def list(self, project: str | None = None, status: str | None = None, limit: int = 50) -> SkillList:
+        statuses = (status,) if status else ()
+        with self.uow.read() as session:
+            rows = learning_store.list_skills(session, project=project, statuses=statuses, limit=limit)
+            return SkillList(tuple(self._skill(session, row, history=False) for row in rows))
+
+    def get(self, skill_id: str) -> Skill:
+        with self.uow.read() as session:
+            return self._skill(session, self._row(session, skill_id))
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _change(self, skill_id: str, actor: str, reason: str | None, apply: Any, *,
+                needs_session: bool = False) -> Skill:
+        actor = check_text("actor", actor, 200, required=True) or "agent"
+        reason = check_text("reason", reason, 2_000)
+        now = self.clock.now_ms()
+        with self.uow.write() as write:
+            row = self._row(write.session, skill_id)
+            action = apply(row, write.session) if needs_session else apply(row)
+            row.version += 1
+            row.updated_at = now
+            learning_store.add_skill_version(write.session, row, _audit(action, actor, reason, now))
+            write.changed("skills", [row.id])
+            return self._skill(write.session, row)
+
+    def _row(self, session: Any, skill_id: str) -> SkillRow:
+        row = learning_store.get_skill(session, skill_id) if isinstance(skill_id, str) else None
+        if row is None:
+            raise NotFound("skill id", str(skill_id))
+        return row
+
+    def _skill(self, session: Any, row: SkillRow, *, history: bool = True) -> Skill:
+        versions = learning_store.skill_versions(session, row.id) if history else []
+        return Skill(id=row.id, name=row.name, project=row.project, trigger=row.trigger, steps=tuple(row.steps),
+                     source_ids=tuple(row.source_ids), status=row.status, version=row.version,
+                     successes=row.successes, failures=row.failures, successor_id=row.successor_id,
+                     history=tuple(SkillVersion(v.version, v.action, v.actor, from_ms(v.at).isoformat(), v.reason,
+                                                v.snapshot.get("status", "")) for v in versions))
+
+
+def _move(row: SkillRow, action: str, allowed: set[str], status: str, successor_id: str | None) -> str:
+    if row.status not in allowed:
+        raise InvalidInput(f"cannot {action} a {row.status} skill (allowed from: {', '.join(sorted(allowed))})")
+    row.status = status
+    if action == "deprecate":
+        row.successor_id = successor_id
+    return {"activate": "activated", "deprecate": "deprecated", "reject": "rejected"}[action]
+
+
+def _audit(action: str, actor: str, reason: str | None, now: int) -> dict[str, Any]:
+    return {"action": action, "actor": actor, "reason": reason, "at": now}
+
+
+def _step(content: str, kind: str) -> str:
+    """The first statement of a memory, prefixed by what it is (an error to avoid, a fix to apply)."""
+    first = split_statements(content)[0] if content.strip() else content
+    return f"{kind}: {first}" if kind in ("error", "solution", "decision") else first

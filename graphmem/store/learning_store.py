@@ -1,0 +1,161 @@
+"""Reads and writes of the learning features: the memory × concept matrix, skills, brief counters.
+
+The matrix comes from the graph projection (the mention edges recall already holds), not from the
+mention table, so clustering 100k memories costs no table scan and sees exactly what recall sees.
+Skill and brief functions work over the caller's session, like every store module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sqlalchemy import func, inspect, text
+from sqlmodel import Session, col, select
+
+from graphmem.core.values import Relation
+from graphmem.store.convert import relation_from_row
+from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
+from graphmem.store.tables import BriefStateRow, MemoryRow, RelationRow, SkillRow, SkillVersionRow
+
+__all__ = [
+    "ConceptMatrix",
+    "add_skill_version",
+    "brief_state",
+    "concept_matrix",
+    "consolidation_relations",
+    "count_since",
+    "get_skill",
+    "latest_seq",
+    "list_skills",
+    "save_brief_state",
+    "skill_by_name",
+    "skill_versions",
+    "upgrade_learning",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptMatrix:
+    """Visible memories (rows) × concepts (columns) with mention salience, plus per-row codes."""
+
+    memory_ids: tuple[str, ...]
+    matrix: sp.csr_array
+    df: np.ndarray  # document frequency per column
+    concept_keys: tuple[str, ...]
+    projects: np.ndarray  # project code per row
+    kinds: np.ndarray  # kind code per row
+    n_docs: int
+
+
+def concept_matrix(projection: GraphProjection, view: VisibilityFilter, now_ms: int) -> ConceptMatrix:
+    """The mention matrix of the memories ``view`` admits, over every concept."""
+    with projection.lock:
+        rows = np.flatnonzero(projection.visible(view, now_ms))
+        concepts = np.flatnonzero(projection.col("node_type") == CONCEPT)
+        adjacency = projection.graph.adjacency()
+        block = sp.csr_array(adjacency[rows][:, concepts])
+        names = projection.names
+        return ConceptMatrix(
+            memory_ids=tuple(names[int(node)] for node in rows), matrix=block,
+            df=projection.col("df")[concepts].copy(), concept_keys=tuple(names[int(c)] for c in concepts),
+            projects=projection.col("project")[rows].copy(), kinds=projection.col("kind")[rows].copy(),
+            n_docs=projection.memory_count)
+
+
+def consolidation_relations(session: Session, merged_id: str) -> list[Relation]:
+    """The judged ``consolidated_from`` relations from ``merged_id`` to its originals."""
+    query = select(RelationRow).where(RelationRow.source_id == merged_id, RelationRow.type == "consolidated_from",
+                                      RelationRow.status == "judged").order_by(col(RelationRow.id))
+    return [relation_from_row(row) for row in session.exec(query)]
+
+
+# -- skills ------------------------------------------------------------------------------------
+def get_skill(session: Session, skill_id: str) -> SkillRow | None:
+    return session.get(SkillRow, skill_id)
+
+
+def skill_by_name(session: Session, project_key: str, name: str) -> SkillRow | None:
+    query = select(SkillRow).where(SkillRow.project_key == project_key, SkillRow.name == name)
+    return session.exec(query).first()
+
+
+def list_skills(session: Session, *, project: str | None, statuses: Sequence[str], limit: int = 100) -> list[SkillRow]:
+    query = select(SkillRow).order_by(col(SkillRow.updated_at).desc(), col(SkillRow.id)).limit(limit)
+    if project is not None:
+        query = query.where(SkillRow.project_key == project)
+    if statuses:
+        query = query.where(col(SkillRow.status).in_(list(statuses)))
+    return list(session.exec(query))
+
+
+def add_skill_version(session: Session, skill: SkillRow, audit: dict[str, Any]) -> SkillVersionRow:
+    """Write ``skill`` (its fields as they now are) and snapshot them as a new version with its audit."""
+    session.add(skill)
+    version = SkillVersionRow(skill_id=skill.id, version=skill.version, snapshot=skill_snapshot(skill), **audit)
+    session.add(version)
+    session.flush()
+    return version
+
+
+def skill_snapshot(skill: SkillRow) -> dict[str, Any]:
+    names = ("name", "trigger", "steps", "source_ids", "status", "successor_id", "project")
+    return {name: getattr(skill, name) for name in names}
+
+
+def skill_versions(session: Session, skill_id: str) -> list[SkillVersionRow]:
+    query = select(SkillVersionRow).where(SkillVersionRow.skill_id == skill_id).order_by(
+        col(SkillVersionRow.version))
+    return list(session.exec(query))
+
+
+# -- briefs ------------------------------------------------------------------------------------
+def brief_state(session: Session, project_key: str) -> BriefStateRow | None:
+    return session.get(BriefStateRow, project_key)
+
+
+def save_brief_state(session: Session, state: BriefStateRow) -> BriefStateRow:
+    session.add(state)
+    session.flush()
+    return state
+
+
+def latest_seq(session: Session, project_key: str) -> int:
+    query = select(func.max(MemoryRow.seq)).where(MemoryRow.project_key == project_key)
+    return int(session.exec(query).one() or 0)
+
+
+def count_since(session: Session, project_key: str, after_seq: int) -> int:
+    """Observations of the project stored after ``after_seq`` (summaries are not observations)."""
+    query = select(func.count()).select_from(MemoryRow).where(
+        MemoryRow.project_key == project_key, col(MemoryRow.seq) > after_seq, MemoryRow.kind != "summary")
+    return int(session.exec(query).one())
+
+
+# -- schema ------------------------------------------------------------------------------------
+_MEMORY_COLUMNS = {"outcome": "VARCHAR", "task_type": "VARCHAR", "tools_used": "JSON"}
+
+
+def upgrade_learning(connection: Any) -> list[str]:
+    """Add the learning schema to an existing store, idempotently (SQLite and PostgreSQL).
+
+    Creates the ``skill``, ``skill_version`` and ``brief_state`` tables if missing and adds the
+    ``memory.outcome``, ``memory.task_type`` and ``memory.tools_used`` columns if missing; returns
+    what it changed. Migration 0003 calls it.
+    """
+    changed: list[str] = []
+    inspector = inspect(connection)
+    for table in (SkillRow.__table__, SkillVersionRow.__table__, BriefStateRow.__table__):
+        if not inspector.has_table(table.name):
+            table.create(connection)
+            changed.append(f"create table {table.name}")
+    present = {column["name"] for column in inspector.get_columns("memory")}
+    for name, sql_type in _MEMORY_COLUMNS.items():
+        if name not in present:
+            default = " DEFAULT '[]'" if name == "tools_used" else ""
+            connection.execute(text(f"ALTER TABLE memory ADD COLUMN {name} {sql_type}{default}"))
+            changed.append(f"add column memory.{name}")
+    return changed
