@@ -177,19 +177,21 @@ class RecallEngine:
         result = []
         for node, seq in zip(nodes, seqs, strict=True):
             memory = memories[seq]
-            carriers = self.carriers(node, activation.vector)
+            with self.projection.lock:  # one neighbour read per hit serves both the carriers and `direct`
+                mentions = self.projection.concepts_of(node)
+                carriers = _carriers(self.projection.names, mentions, activation.vector)
+                direct = any(self.projection.names[c] in seed_names for c, _ in mentions)
             result.append(MemoryHit(
                 id=memory.id, type=memory.kind, content=memory.content, project=memory.project,
                 activation_score=round(score_of.get(node, 0.0), 6), concepts=tuple(carriers[:5]),
-                direct=any(name in seed_names for name in self.concept_names(node)),
+                direct=direct,
                 created_at=memory.created_at.isoformat(), topic_key=memory.topic_key, tags=memory.tags))
         return result
 
     def carriers(self, node: int, vector: FloatArray) -> list[str]:
         """Concept names of a memory ordered by the activation they passed to it."""
         with self.projection.lock:
-            flows = [(vector[c] * w, c) for c, w in self.projection.concepts_of(node) if vector[c] > 0]
-            return [self.projection.names[c] for _, c in sorted(flows, reverse=True)]
+            return _carriers(self.projection.names, self.projection.concepts_of(node), vector)
 
     def concept_names(self, node: int) -> list[str]:
         with self.projection.lock:
@@ -323,6 +325,11 @@ class RecallEngine:
                 prune=self.settings.activation.prune, admit=scope.admit)
             mask[sources] = False
             return self._rank(nodes, values, mask, limit)
+
+
+def _carriers(names: list[str], mentions: list[tuple[int, float]], vector: FloatArray) -> list[str]:
+    flows = [(vector[c] * w, c) for c, w in mentions if vector[c] > 0]
+    return [names[c] for _, c in sorted(flows, reverse=True)]
 
 
 class _Scope:

@@ -55,7 +55,7 @@ class KeywordLeg:
                 nodes = np.array([node for node, _ in ranked], dtype=np.int64)
                 for distance, neighbours in enumerate(self._neighbours(nodes, mask, fusion.context_turns), start=1):
                     share = fusion.context_weight * fusion.context_decay ** (distance - 1)
-                    for (_, score), pair in zip(ranked, neighbours, strict=True):
+                    for (_, score), pair in zip(ranked, neighbours.tolist(), strict=True):
                         for node in pair:
                             if node >= 0:
                                 scores[node] = scores.get(node, 0.0) + share * score
@@ -71,21 +71,22 @@ class KeywordLeg:
                         scores[node] *= factor
         return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
 
-    def _neighbours(self, nodes: IntArray, mask: np.ndarray, width: int) -> list[list[tuple[int, int]]]:
-        """Per distance 1..width: the visible memory that far before and after each node in its project (-1: none)."""
+    def _neighbours(self, nodes: IntArray, mask: np.ndarray, width: int) -> list[np.ndarray]:
+        """Per distance 1..width: the visible memories that far before and after each node in its project.
+
+        Each entry is an array of shape (len(nodes), 2); -1 where there is none.
+        """
         visible = np.flatnonzero(mask)  # node order is store order
         project = self.projection.col("project")
         at = np.searchsorted(visible, nodes)
         result = []
         for distance in range(1, width + 1):
-            pairs = []
-            for node, index in zip(nodes.tolist(), at.tolist(), strict=True):
-                before = int(visible[index - distance]) if index - distance >= 0 else -1
-                after = int(visible[index + distance]) if index + distance < visible.size else -1
-                pairs.append(tuple(other if other >= 0 and project[other] == project[node] else -1
-                                   for other in (before, after)))
-            result.append(pairs)
-        return result  # type: ignore[return-value]
+            index = np.stack([at - distance, at + distance], axis=1)
+            inside = (index >= 0) & (index < visible.size)
+            other = np.where(inside, visible[np.clip(index, 0, max(visible.size - 1, 0))], -1)
+            same = inside & (project[np.maximum(other, 0)] == project[nodes][:, None])
+            result.append(np.where(same, other, -1))
+        return result
 
     def _common_words(self, query: str, seed_names: Collection[str]) -> set[str]:
         """Query words whose concept is in more than ``bm25_max_df`` of all memories.
