@@ -65,9 +65,26 @@ class FusionSettings(BaseModel):
     candidates: int = Field(100, ge=1, le=10_000, description="candidates taken from each ranker before fusion")
     bm25_max_df: float = Field(0.05, gt=0.0, le=1.0,
                                description="query words in more than this share of memories are left out of BM25")
-    context_weight: float = Field(0.3, ge=0.0, le=1.0,
-                                  description="share of a BM25 hit's score given to the memories stored just "
-                                              "before and after it in the same project")
+    bm25_guard_scope: int = Field(20_000, ge=0,
+                                  description="bm25_max_df applies only when the filter admits more memories "
+                                              "than this (inside a small filter a common word is a real cue)")
+    turn_share: float = Field(0.6, gt=0.0, le=1.0,
+                              description="a filter whose sampled memories open with a speaker prefix (\"Name: \") "
+                                          "at least this often, name few speakers and are short is a conversation; "
+                                          "1 turns conversation handling off")
+    turn_max_concepts: float = Field(30.0, gt=0.0,
+                                     description="conversation turns average at most this many concepts")
+    turn_activation_weight: float = Field(0.25, ge=0.0,
+                                          description="RRF weight of activation on conversation turns (no bridge "
+                                                      "there)")
+    context_weight: float = Field(0.4, ge=0.0, le=1.0,
+                                  description="on conversation turns, share of a BM25 hit's score given to the "
+                                              "turns just before and after it in the same project")
+    context_turns: int = Field(2, ge=0, le=10, description="neighbouring turns on each side that share a hit's score")
+    context_decay: float = Field(0.5, ge=0.0, le=1.0, description="the share halves with each further turn")
+    speaker_boost: float = Field(0.5, ge=0.0,
+                                 description="on conversation turns, a query naming one speaker weighs that "
+                                             "speaker's turns by 1 + this")
     bridge_weight: float = Field(2.0, ge=0.0, description="RRF weight of the second-hop (bridge) ranking")
     bridge_hops: int = Field(1, ge=1, le=4, description="hops the bridge spreads from its concepts")
     bridge_sources: int = Field(3, ge=1, le=20, description="best first-pass hits whose entities seed the bridge")

@@ -3,6 +3,7 @@
     python scripts/bench.py                      # full run: 10k and 100k memories + retrieval eval
     python scripts/bench.py --sizes 10000 --queries 100 --no-eval   # quick run
     python scripts/bench.py --sizes 10000 --no-eval --conversational  # + the conversational set (retrieval_eval)
+    python scripts/bench.py --sizes 10000 --no-eval --scaling   # + search time vs 1/5/50 conversation projects
 
 Baselines (measured in the same process, on the same data):
 * store throughput: raw SQLite FTS5 insert of the same texts (no parsing, no graph);
@@ -140,6 +141,9 @@ def main() -> int:
     parser.add_argument("--no-eval", action="store_true")
     parser.add_argument("--conversational", action="store_true",
                         help="also run the conversational set (scripts/retrieval_eval/bench_sections.py)")
+    parser.add_argument("--scaling", action="store_true",
+                        help="search time vs other projects: 1/5/50 conversation-like projects "
+                             "(scripts/retrieval_eval/scaling.py)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     rows = bench_startup()  # --help wall time and serve's initialize latency, fresh processes
@@ -164,6 +168,11 @@ def main() -> int:
         print(conversational_section())
     print()
     surface_sizes.report()  # tools/list per profile and result sizes (scripts/surface_sizes.py)
+    if args.scaling:
+        from retrieval_eval.scaling import project_scaling_section
+
+        print()
+        print(project_scaling_section())
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

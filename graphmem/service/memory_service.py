@@ -163,7 +163,7 @@ class MemoryService:
         self.uow.fresh()
         depth = max_results if mode == "recall" else max(50, 5 * max_results)
         now = self.clock.now_ms()
-        activation = self.recall.with_bridge(self.recall.activate(query, view, now, depth), view, now, depth)
+        activation = self.recall.recall_ranking(query, self.recall.activate(query, view, now, depth), view, now, depth)
         composition = None
         if mode == "composition":
             composition = build_composition(self.recall, activation, min_coverage=min_coverage,

@@ -99,6 +99,17 @@ class Repository:
                     found[row.seq] = memory_from_row(row)
         return found
 
+    def content_heads(self, seqs: Iterable[int], chars: int = 64) -> dict[int, str]:
+        """The first ``chars`` characters of each memory's content, by seq (recall's turn detection)."""
+        table = MemoryRow.__table__
+        head = func.substr(table.c.content, 1, chars)
+        found: dict[int, str] = {}
+        with self.engine.connect() as connection:
+            for chunk in _chunks(list(dict.fromkeys(seqs))):
+                for seq, text in connection.execute(select(table.c.seq, head).where(table.c.seq.in_(chunk))):
+                    found[int(seq)] = str(text or "")
+        return found
+
     def _memories_where(self, column: Any, values: Sequence[Any]) -> list[Memory]:
         # Core rows expose columns as attributes, so the row → value conversion is shared with the
         # ORM path without paying for ORM identity-map bookkeeping on the recall hot path.

@@ -14,11 +14,12 @@ from graphmem.core.activation import hop_spread_sparse, personalized_pagerank
 from graphmem.core.ranking import idf, length_normalized, reciprocal_rank_fusion, weighted_score_fusion
 from graphmem.core.spreading_graph import FloatArray, IntArray
 from graphmem.service.lifecycle.decay_scores import ranking_weights
+from graphmem.service.recall.keywords import KeywordLeg
 from graphmem.service.recall.results import MemoryHit, SeedNode
+from graphmem.service.recall.turns import TurnIndex
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.settings import ActivationSettings
-from graphmem.store.fulltext import query_terms
-from graphmem.store.projection import CONCEPT, MEMORY, GraphProjection, VisibilityFilter, fold_accents
+from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter, fold_accents
 
 __all__ = ["Activation", "RecallEngine"]
 
@@ -37,6 +38,7 @@ class Activation:
     ranked: tuple[tuple[int, float], ...]
     seed_df: tuple[int, ...] = ()  # each seed's document frequency among the filter's memories
     scope_size: int = 0  # memories the filter admits
+    conversational: bool = False  # the filter's memories look like conversation turns (recall/turns.py)
 
 
 class RecallEngine:
@@ -47,6 +49,9 @@ class RecallEngine:
         self.repository = uow.repository
         self.extractor = uow.extractor
         self.settings = uow.settings
+        fusion = self.settings.fusion
+        self.turns = TurnIndex(self.repository, turn_share=fusion.turn_share, max_concepts=fusion.turn_max_concepts)
+        self.keywords = KeywordLeg(uow, self.turns)
 
     @property
     def projection(self) -> GraphProjection:
@@ -106,7 +111,9 @@ class RecallEngine:
             vector = np.zeros(self.projection.graph.n_nodes)
             vector[nodes] = values
             ranked = self._rank(nodes, values, mask, limit, now_ms if decay else None)
-        return Activation(query_concepts, tuple(seeds), unmatched, vector, ranked, seed_df, scope.size)
+            conversational = self.settings.fusion.turn_share < 1 and self.turns.conversational(self.projection, mask)
+        return Activation(query_concepts, tuple(seeds), unmatched, vector, ranked, seed_df, scope.size,
+                          conversational)
 
     def _scoped(self, seeds: list[SeedNode], scope: _Scope) -> tuple[list[SeedNode], tuple[int, ...]]:
         """Weigh each seed by its specificity *within the filter*; hubs and absent concepts weigh 0.
@@ -170,19 +177,21 @@ class RecallEngine:
         result = []
         for node, seq in zip(nodes, seqs, strict=True):
             memory = memories[seq]
-            carriers = self.carriers(node, activation.vector)
+            with self.projection.lock:  # one neighbour read per hit serves both the carriers and `direct`
+                mentions = self.projection.concepts_of(node)
+                carriers = _carriers(self.projection.names, mentions, activation.vector)
+                direct = any(self.projection.names[c] in seed_names for c, _ in mentions)
             result.append(MemoryHit(
                 id=memory.id, type=memory.kind, content=memory.content, project=memory.project,
                 activation_score=round(score_of.get(node, 0.0), 6), concepts=tuple(carriers[:5]),
-                direct=any(name in seed_names for name in self.concept_names(node)),
+                direct=direct,
                 created_at=memory.created_at.isoformat(), topic_key=memory.topic_key, tags=memory.tags))
         return result
 
     def carriers(self, node: int, vector: FloatArray) -> list[str]:
         """Concept names of a memory ordered by the activation they passed to it."""
         with self.projection.lock:
-            flows = [(vector[c] * w, c) for c, w in self.projection.concepts_of(node) if vector[c] > 0]
-            return [self.projection.names[c] for _, c in sorted(flows, reverse=True)]
+            return _carriers(self.projection.names, self.projection.concepts_of(node), vector)
 
     def concept_names(self, node: int) -> list[str]:
         with self.projection.lock:
@@ -194,20 +203,22 @@ class RecallEngine:
         """BM25 and activation rankings fused; (node, score, bm25_rank, activation_rank), best first."""
         fusion = self.settings.fusion
         activation = self.activate(query, view, now_ms, max(depth, fusion.candidates), decay=False)
-        bm25_nodes = self.keyword_ranking(query, view, now_ms, max(depth, fusion.candidates), activation)
+        bm25_nodes = self._keyword_ranking(query, view, now_ms, max(depth, fusion.candidates), activation)
         act_nodes = [node for node, _ in activation.ranked]
         keys_b = [str(node) for node, _ in bm25_nodes]
         keys_a = [str(node) for node in act_nodes]
+        # In a conversation the activation leg follows the keywords (a turn's concepts are its words)
+        # and the bridge reaches unrelated turns: both are measured losses there (docs/retrieval.md).
+        activation_weight = fusion.turn_activation_weight if activation.conversational else fusion.activation_weight
         if fusion.method == "rrf":
-            lists, weights = [keys_b, keys_a], [fusion.bm25_weight, fusion.activation_weight]
-            fused = reciprocal_rank_fusion(lists, weights, k=fusion.rrf_k)
-            if fusion.bridge_weight > 0 and activation.ranked:
+            fused = reciprocal_rank_fusion([keys_b, keys_a], [fusion.bm25_weight, activation_weight], k=fusion.rrf_k)
+            if fusion.bridge_weight > 0 and activation.ranked and not activation.conversational:
                 # No activation signal, no bridge: the keyword ranking stands as it is.
                 fused, _ = self._with_bridge(fused, activation, view, now_ms, depth)
         else:
             fused = weighted_score_fusion(
                 [{str(n): s for n, s in bm25_nodes}, {str(n): s for n, s in activation.ranked}],
-                [fusion.bm25_weight, fusion.activation_weight])
+                [fusion.bm25_weight, activation_weight])
         rank_b = {key: rank for rank, key in enumerate(keys_b, start=1)}
         rank_a = {key: rank for rank, key in enumerate(keys_a, start=1)}
         fused = self._decay_weighted(fused, now_ms)
@@ -223,6 +234,29 @@ class RecallEngine:
             factors = ranking_weights(self.projection, self.settings.decay, nodes, now_ms)
         return {key: score * float(factor)
                 for (key, score), factor in zip(fused.items(), factors, strict=True)}
+
+    def recall_ranking(self, query: str, activation: Activation, view: VisibilityFilter, now_ms: int,
+                       depth: int) -> Activation:
+        """``memory_associate``'s ranking: activation with the bridge, or, on conversation turns, fused with keywords.
+
+        On turns spreading only re-finds the words (a turn's concepts are its words) and the bridge
+        reaches unrelated turns, so recall there is the keyword leg (neighbouring turns, the named
+        speaker) fused with activation by RRF, as search does.
+        """
+        if not activation.conversational:
+            return self.with_bridge(activation, view, now_ms, depth)
+        fusion = self.settings.fusion
+        keywords = self._keyword_ranking(query, view, now_ms, max(depth, fusion.candidates), activation)
+        fused = reciprocal_rank_fusion([[str(n) for n, _ in keywords], [str(n) for n, _ in activation.ranked]],
+                                       [fusion.bm25_weight, fusion.turn_activation_weight], k=fusion.rrf_k)
+        fused = self._decay_weighted(fused, now_ms)
+        ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))[:depth]
+        return dataclasses.replace(activation, ranked=tuple((int(key), score) for key, score in ordered))
+
+    def _keyword_ranking(self, query: str, view: VisibilityFilter, now_ms: int, limit: int,
+                         activation: Activation) -> list[tuple[int, float]]:
+        return self.keywords.ranking(query, view, now_ms, limit, [seed.name for seed in activation.seeds],
+                                     activation.scope_size, activation.conversational)
 
     def with_bridge(self, activation: Activation, view: VisibilityFilter, now_ms: int, depth: int) -> Activation:
         """The activation ranking with the second-hop bridge fused in below its best hits."""
@@ -292,71 +326,10 @@ class RecallEngine:
             mask[sources] = False
             return self._rank(nodes, values, mask, limit)
 
-    def keyword_ranking(self, query: str, view: VisibilityFilter, now_ms: int, limit: int,
-                        activation: Activation) -> list[tuple[int, float]]:
-        """The keyword leg: BM25 within the filter, each hit's score shared with its neighbouring memories.
 
-        Neighbours are the memories stored just before and after one in the same project (a
-        conversation's turns, a session's notes): one turn asks, the next answers, and the answer
-        often lacks the question's words. ``fusion.context_weight`` of a hit's score goes to each.
-        """
-        ranked = self._bm25(query, view, now_ms, limit, self._common_words(query, activation))
-        weight = self.settings.fusion.context_weight
-        if weight <= 0 or not ranked:
-            return ranked
-        with self.projection.lock:
-            neighbours = self._neighbours(np.array([node for node, _ in ranked], dtype=np.int64),
-                                          self.projection.visible(view, now_ms))
-        scores = dict(ranked)
-        for (_, score), pair in zip(ranked, neighbours, strict=True):
-            for node in pair:
-                if node >= 0:
-                    scores[node] = scores.get(node, 0.0) + weight * score
-        return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
-
-    def _neighbours(self, nodes: IntArray, mask: np.ndarray) -> list[tuple[int, int]]:
-        """The visible memory just before and just after each node in the same project (-1: none)."""
-        visible = np.flatnonzero(mask)  # node order is store order
-        project = self.projection.col("project")
-        at = np.searchsorted(visible, nodes)
-        pairs = []
-        for node, index in zip(nodes.tolist(), at.tolist(), strict=True):
-            before = int(visible[index - 1]) if index > 0 else -1
-            after = int(visible[index + 1]) if index + 1 < visible.size else -1
-            pairs.append(tuple(other if other >= 0 and project[other] == project[node] else -1
-                               for other in (before, after)))
-        return pairs  # type: ignore[return-value]
-
-    def _common_words(self, query: str, activation: Activation) -> set[str]:
-        """Query words whose concept is in more than ``bm25_max_df`` of all memories.
-
-        Their postings are the longest and their IDF the smallest: OR-ing them into the full-text
-        match made BM25 alone take 52 ms at 100k memories for almost no ranking signal.
-        """
-        limit = self.settings.fusion.bm25_max_df * max(self.projection.memory_count, 1)
-        common_keys = {seed.name for seed in activation.seeds
-                       if self.projection.col("df")[self.projection.concept_nodes[seed.name]] > limit}
-        if not common_keys:
-            return set()
-        return {word for word in query_terms(query) if self.extractor.word_key(word) in common_keys}
-
-    def _bm25(self, query: str, view: VisibilityFilter, now_ms: int, limit: int,
-              skip_terms: set[str] | None = None) -> list[tuple[int, float]]:
-        with self.projection.lock:
-            mask = self.projection.visible(view, now_ms)
-            memory_nodes = self.projection.col("node_type") == MEMORY
-            seqs = self.projection.col("seq")
-            visible, hidden = seqs[mask], seqs[memory_nodes & ~mask]
-        # Pass whichever list is shorter: a few hidden memories, or a small filtered set.
-        allowed = visible.tolist() if len(visible) <= len(hidden) else None
-        excluded = hidden.tolist() if allowed is None and len(hidden) else None
-        ranked = self.repository.bm25(query, limit, allowed, excluded, skip_terms or ())
-        if skip_terms and len(ranked) < limit:
-            # The common words were left out for speed; when the rest finds too little inside the
-            # filter (a speaker's name is common, the other words belong to another project), they count.
-            ranked = self.repository.bm25(query, limit, allowed, excluded, ())
-        by_seq = self.projection.memory_by_seq
-        return [(by_seq[seq], score) for seq, score in ranked if seq in by_seq]
+def _carriers(names: list[str], mentions: list[tuple[int, float]], vector: FloatArray) -> list[str]:
+    flows = [(vector[c] * w, c) for c, w in mentions if vector[c] > 0]
+    return [names[c] for _, c in sorted(flows, reverse=True)]
 
 
 class _Scope:

@@ -1,0 +1,68 @@
+"""Conversation turns: recognized by their shape, ranked with their neighbours and their speaker."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem import MemoryService
+from graphmem.service.recall.turns import named_speakers, speaker_of_text
+
+FILLER = ["the weather was nice", "we watched a film", "my cat slept all day", "I cooked pasta tonight",
+          "the train was late again", "we walked by the river", "I read a novel", "the shop was closed",
+          "my sister called me", "I cleaned the kitchen", "we played cards", "the garden needs water"]
+
+
+@pytest.mark.parametrize(("text", "speaker"), [
+    ("Caroline: I went to a support group.", "caroline"),
+    ("Dr. Ann Lee: take two a day", "dr. ann lee"),
+    ("user: hello", "user"),
+    ("1:56 pm on 8 May, 2023", ""),
+    ("https://example.com is down", ""),
+    ("No speaker prefix here: just a colon later", ""),
+])
+def test_speaker_prefix(text: str, speaker: str) -> None:
+    assert speaker_of_text(text) == speaker
+
+
+def test_named_speakers_are_whole_words() -> None:
+    assert named_speakers("What did Caroline say?", {"caroline", "mel"}) == {"caroline"}
+    assert named_speakers("What did Melanie say?", {"caroline", "mel"}) == set()
+
+
+def _turns(service: MemoryService, project: str, lines: list[str]) -> None:
+    service.store_many([{"content": f"{'Alice' if i % 2 == 0 else 'Bruno'}: {line} (said on 8 May, 2023)",
+                         "project": project} for i, line in enumerate(lines)])
+
+
+def test_a_conversation_is_recognized_and_documents_are_not(service: MemoryService) -> None:
+    _turns(service, "talk", FILLER * 2)
+    service.store_many([{"content": f"Report {n}\nThe quarterly {line} and the numbers were reviewed by the "
+                                    f"finance team in detail, with many other words around them.", "project": "docs"}
+                        for n, line in enumerate(FILLER)])
+    service.store_many([{"content": f"Key{n}: value {line}", "project": "notes"} for n, line in enumerate(FILLER)])
+    assert service.recall.activate("pasta", _view(service, "talk"), 0, 10).conversational
+    assert not service.recall.activate("pasta", _view(service, "docs"), 0, 10).conversational
+    assert not service.recall.activate("pasta", _view(service, "notes"), 0, 10).conversational
+
+
+def _view(service: MemoryService, project: str):  # the service's own filter type
+    return service._view(project, None, None, None, False)
+
+
+def test_the_answer_in_the_next_turn_is_found(service: MemoryService) -> None:
+    lines = list(FILLER)
+    lines[4:4] = ["what instrument are you learning these days?", "the cello, lessons every Tuesday"]
+    _turns(service, "talk", lines)
+    hits = service.search("which instrument are you learning?", project="talk", limit=5).hits
+    answer = [hit for hit in hits if "cello" in hit.content]  # shares no word with the question
+    assert answer and answer[0].bm25_rank is not None  # reached through the keyword leg's neighbour share
+
+
+def test_the_named_speakers_turn_comes_first(service: MemoryService) -> None:
+    lines = list(FILLER)
+    lines[2:2] = ["I adopted a puppy from the shelter", "I adopted a puppy from the shelter too"]  # Alice, Bruno
+    _turns(service, "talk", lines)
+    hits = service.search("Did Bruno adopt a puppy?", project="talk", limit=3).hits
+    assert hits[0].content.startswith("Bruno: I adopted a puppy")
+    recall = service.associate("Did Bruno adopt a puppy?", project="talk", max_results=3).memories
+    assert recall[0].content.startswith("Bruno: I adopted a puppy")
