@@ -29,6 +29,7 @@ __all__ = [
     "memories_with_topic_key",
     "memory",
     "pairs_among",
+    "relations_between",
     "relations_by_status",
     "reopen_memory",
     "supersedes_touching",
@@ -54,6 +55,15 @@ def find_relation(session: Session, source_id: str, target_id: str, rel_type: st
         if row is not None:
             return relation_from_row(row)
     return None
+
+
+def relations_between(session: Session, first_id: str, second_id: str) -> list[Relation]:
+    """Every relation joining the two memories, either way round, oldest first."""
+    query = select(RelationRow).where(or_(
+        (RelationRow.source_id == first_id) & (RelationRow.target_id == second_id),
+        (RelationRow.source_id == second_id) & (RelationRow.target_id == first_id)))
+    rows = session.exec(query.order_by(col(RelationRow.created_at), col(RelationRow.id))).all()
+    return [relation_from_row(row) for row in rows]
 
 
 def insert_relation(session: Session, fields: dict[str, Any]) -> Relation:

@@ -190,3 +190,23 @@ def test_the_scan_finds_a_contradiction_that_shares_few_words_and_never_repropos
     service.relations.judge(proposed.relation.id, stronger=never)
     assert service.conflicts.scan().candidates == ()
     assert service.conflicts.scan().settled_pairs_skipped == 1
+
+
+def test_comparing_a_settled_pair_under_another_conflict_type_changes_nothing(service):
+    source, target = pair(service)
+    proposed = service.relations.compare(source, target, "conflicts_with")
+    service.relations.judge(proposed.relation.id)
+    again = service.relations.compare(target, source, "contradicts", reason="looks contradictory")
+    assert again.action == "unchanged" and again.relation.id == proposed.relation.id
+    assert again.relation.type == "conflicts_with" and again.relation.status == "judged"
+    assert "judge" in again.message
+    assert service.relations.pending().total == 0
+    assert service.repository.counts()["relations"] == 1
+
+
+def test_a_pair_proposed_as_one_conflict_type_is_not_proposed_again_as_another(service):
+    source, target = pair(service)
+    first = service.relations.compare(source, target, "contradicts")
+    second = service.relations.compare(source, target, "conflicts_with")
+    assert second.action == "unchanged" and second.relation.id == first.relation.id
+    assert service.relations.pending().total == 1
