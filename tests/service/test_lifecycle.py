@@ -382,3 +382,24 @@ def test_saved_prompts_survive_an_export_import_round_trip(service, tmp_path, ex
     target.export_jsonl(again)
     assert again.getvalue() == stream.getvalue()
     target.close()
+
+
+def test_force_overrides_the_usage_criteria_but_never_promotes_an_outdated_version(tmp_path, extractor):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    service = make(tmp_path, extractor, lifecycle={"vault_path": str(vault)})
+    original = used_over_days(service, WEBHOOK, uses=5)
+    newer = service.lifecycle.correct(original, ORDERS).created_id
+    duplicate = service.store("Kafka consumers commit offsets after each processed batch").id
+    kept = service.store("Kafka consumers commit offsets once every batch is processed").id
+    service.relations.relate(duplicate, kept, "duplicate_of")
+    report = service.lifecycle.promote([original, duplicate, newer], dry_run=False, force=True, export=True)
+    assert report.count == 1 and report.message.startswith("promoted 1 of 3")
+    items = {item.id: item for item in report.items}
+    assert items[original].status == "active" and items[original].vault_path is None
+    assert any(f"superseded by {newer}" in reason for reason in items[original].reasons)
+    assert any("duplicate_of" in reason for reason in items[duplicate].reasons)
+    assert items[newer].status == "promoted"
+    assert [note.name for note in vault.rglob("*.md")] == [Path(items[newer].vault_path).name]
+    assert [item.id for item in service.lifecycle.promote(force=True).items] == []  # auto never picks it
+    service.close()
