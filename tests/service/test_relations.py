@@ -210,3 +210,22 @@ def test_a_pair_proposed_as_one_conflict_type_is_not_proposed_again_as_another(s
     second = service.relations.compare(source, target, "conflicts_with")
     assert second.action == "unchanged" and second.relation.id == first.relation.id
     assert service.relations.pending().total == 1
+
+
+def test_the_scan_says_how_many_candidates_it_found_and_the_cap_it_applied(service):
+    for n in range(4):
+        service.store(f"Always run the nightly migration {n} inside a transaction", project="db")
+        service.store(f"Never run the nightly migration {n} inside a transaction", project="db")
+    capped = service.conflicts.scan(limit=341, max_candidates=2)
+    assert len(capped.candidates) == 2 and capped.max_candidates == 2
+    assert capped.found > 2 and capped.truncated
+    everything = service.conflicts.scan(limit=341, max_candidates=500)
+    assert len(everything.candidates) == everything.found == capped.found and not everything.truncated
+
+
+def test_the_scan_compares_memories_of_different_projects_only_when_asked(service):
+    service.store("PgBouncer on port 6432 serves the DATABASE_URL of the api service", project="payments")
+    service.store("The DATABASE_URL of migration jobs uses the direct PgBouncer port 5432", project="infra")
+    assert service.conflicts.scan().candidates == ()
+    across = service.conflicts.scan(across_projects=True).candidates
+    assert [c.kind for c in across] == ["value"]
