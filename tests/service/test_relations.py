@@ -229,3 +229,23 @@ def test_the_scan_compares_memories_of_different_projects_only_when_asked(servic
     assert service.conflicts.scan().candidates == ()
     across = service.conflicts.scan(across_projects=True).candidates
     assert [c.kind for c in across] == ["value"]
+
+
+def test_graph_and_export_as_of_show_no_relation_created_after_that_instant(service):
+    from graphmem.service.export.scope import ExportScope
+
+    old, new = (service.store_many([{"content": text, "created_at": at}])[0].id for text, at in (
+        (KAFKA, "2024-01-01T00:00:00Z"), (TERRAFORM, "2024-01-02T00:00:00Z")))
+    service.relations.relate(old, new, "related")  # created now, long after both memories
+
+    def memory_edges(view_edges) -> set[tuple[str, str]]:
+        return {(e["source"], e["target"]) for e in view_edges
+                if not e["source"].startswith("concept:") and not e["target"].startswith("concept:")}
+
+    assert memory_edges(service.graph(node=old, depth=1).edges)
+    assert memory_edges(service.graph(node=old, depth=1, as_of="2024-06-01T00:00:00Z").edges) == set()
+    assert memory_edges(service.graph(as_of="2024-06-01T00:00:00Z").edges) == set()
+    then = service.exports.graph(ExportScope(as_of="2024-06-01T00:00:00Z")).graph
+    assert [d for _, _, d in then.edges(data=True) if d.get("family") == "relation"] == []
+    now = service.exports.graph(ExportScope()).graph
+    assert [d["edge_type"] for _, _, d in now.edges(data=True) if d.get("family") == "relation"] == ["related"]
