@@ -46,7 +46,15 @@ def cmd_correct(args: argparse.Namespace) -> None:
 
 def cmd_history(args: argparse.Namespace) -> None:
     """Every version of a memory, oldest first; * marks the current one."""
-    _run(args, lambda s: s.lifecycle.history(args.id), render_report)
+    _run(args, lambda s: s.history.of(args.id), render_history)
+
+
+def render_history(history: Any) -> str:
+    """The one history view (``history`` and ``chain``): versions oldest first, * current, then events."""
+    lines = [f"{'*' if v.current else ' '} {v.id} [{v.valid_from} → {v.valid_to or 'now'}] {v.content[:90]}"
+             for v in history.memories]
+    lines += [f"  {e.at}: {e.new_id} replaced {e.old_id} ({e.via})" for e in history.events]
+    return "\n".join([*lines, history.message])
 
 
 def cmd_review(args: argparse.Namespace) -> None:

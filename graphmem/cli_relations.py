@@ -110,10 +110,10 @@ def _render_facts(result: Any) -> str:
 
 def cmd_chain(args: argparse.Namespace) -> None:
     """History of a topic key or memory chain: what replaced what, and when."""
+    from graphmem.cli_lifecycle import render_history
+
     history = _cli()._service(args).history.of(args.ref, args.project)
-    _cli()._emit(args, history, lambda h: "\n".join(
-        [f"{m.id} [{m.valid_from} → {m.valid_to or 'now'}] {m.content[:90]}" for m in h.memories]
-        + [f"  {e.at}: {e.new_id} replaced {e.old_id} ({e.via})" for e in h.events]))
+    _cli()._emit(args, history, render_history)
 
 
 def cmd_capture(args: argparse.Namespace) -> None:

@@ -13,10 +13,11 @@ from pydantic import Field
 
 from graphmem.errors import InvalidInput
 from graphmem.server.context import AppContext
-from graphmem.server.models_lifecycle import LifecycleOut, SessionOut
+from graphmem.server.models_lifecycle import LifecycleItemOut, LifecycleOut, SessionOut
 from graphmem.server.tools import Instant, Project, service_of, tool_errors
 from graphmem.service.lifecycle.results import LifecycleReport
 from graphmem.service.lifecycle.service import LifecycleService
+from graphmem.service.memories.results import HistoryResult
 
 __all__ = ["LIFECYCLE", "SESSION", "memory_lifecycle", "memory_session", "register"]
 
@@ -71,8 +72,22 @@ def memory_lifecycle(
                  "mode": mode, "older_than": older_than, "protect": protect, "force": force, "export": export,
                  "folder": folder, "project": project, "limit": limit}
     with tool_errors():
+        if action == "history":  # the one history of a memory is service.history (issue 13, item 8)
+            return _history_out(service_of(ctx).history.of(_single(action, ids)))
         report = run_lifecycle_action(service_of(ctx).lifecycle, action, arguments)
     return LifecycleOut.model_validate(report)
+
+
+def _single(action: str, ids: list[str]) -> str:
+    if len(ids) != 1:
+        raise InvalidInput(f"{action} takes exactly one id in ids, got {len(ids)}")
+    return ids[0]
+
+
+def _history_out(history: HistoryResult) -> LifecycleOut:
+    items = [LifecycleItemOut.model_validate(version) for version in history.memories]
+    return LifecycleOut(action="history", items=items, dry_run=False, count=len(items), total=len(items),
+                        message=history.message)
 
 
 def run_lifecycle_action(lifecycle: LifecycleService, action: str, a: dict[str, Any]) -> LifecycleReport:
@@ -86,7 +101,6 @@ def run_lifecycle_action(lifecycle: LifecycleService, action: str, a: dict[str, 
         "forget": lambda: lifecycle.forget(one, superseded_by=a["superseded_by"], reason=a["reason"]),
         "restore": lambda: lifecycle.restore(one),
         "correct": lambda: lifecycle.correct(one, _required(a["content"]), reason=a["reason"]),
-        "history": lambda: lifecycle.history(one),
         "review": lambda: lifecycle.review_queue(a["project"], limit or 20),
         "mark_reviewed": lambda: lifecycle.mark_reviewed(one, reschedule=a["reschedule"],
                                                          review_after=a["review_after"]),

@@ -25,7 +25,7 @@ __all__ = [
     "hiding_relations",
     "insert_relation",
     "memories_by_ids",
-    "memories_linked_by_parent",
+    "memories_derived_from",
     "memories_with_topic_key",
     "memory",
     "pairs_among",
@@ -171,9 +171,11 @@ def memories_with_topic_key(session: Session, topic_key: str, project: str | Non
     return [memory_from_row(row) for row in session.exec(query.order_by(col(MemoryRow.seq)))]
 
 
-def memories_linked_by_parent(session: Session, ids: Sequence[str]) -> list[Memory]:
-    """Memories whose ``parent_id`` is among ``ids`` (corrections of them)."""
-    query = select(MemoryRow).where(col(MemoryRow.parent_id).in_(list(ids)))
+def memories_derived_from(session: Session, ids: Sequence[str]) -> list[Memory]:
+    """Memories whose ``parent_id`` or ``superseded_by`` is among ``ids`` (corrections of them, and
+    memories forgotten in their favour)."""
+    wanted = list(ids)
+    query = select(MemoryRow).where(col(MemoryRow.parent_id).in_(wanted) | col(MemoryRow.superseded_by).in_(wanted))
     return [memory_from_row(row) for row in session.exec(query)]
 
 
