@@ -1,4 +1,10 @@
-"""``graphmem demo``: load the bundled corpus into a fresh store and show associative recall at work."""
+"""``graphmem demo``: load the bundled corpus into a fresh store and show associative recall at work.
+
+Each query gets one screen: its seeds, its best hits ranked by the score shown beside them (cut
+between words to fit the terminal), and the hits that share no keyword with the query, marked ★
+with the concepts that carried activation to them. A closing summary lists what the graph found
+that a keyword search could not have.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 
 from graphmem.service import MemoryService
@@ -17,64 +24,121 @@ from graphmem.settings import Settings
 
 __all__ = ["run_demo"]
 
+_SHOWN = 8  # every hit associate returns (max_results=8): with the header and ★ lines, ≤ 21 lines
+_IMPORT_STEP = 20  # observations per import call, so the progress bar moves while the corpus loads
+_EXPLANATION = ("★ marks a hit that shares no keyword with the query: activation reached it through the "
+                "concepts after 'via' (two hops: query → memory → concept → memory).")
 
-def run_demo(data_dir: Path, *, db: str | None = None, as_json: bool = False) -> list[dict[str, Any]]:
-    """Import ``observations.jsonl``, run every query of ``demo_queries.json`` and report each one's
-    hit that shares no query concept, with the concepts that carried activation to it."""
-    console = Console(quiet=as_json)
+
+def run_demo(data_dir: Path, *, db: str | None = None, as_json: bool = False,
+             console: Console | None = None) -> list[dict[str, Any]]:
+    """Import ``observations.jsonl``, run every query of ``demo_queries.json``, print one screen per
+    query and a closing summary; returns the per-query summary (printed as JSON with ``as_json``)."""
+    console = console or Console(quiet=as_json)
     with tempfile.TemporaryDirectory() as scratch:
         service = MemoryService(Settings.load(db=db or str(Path(scratch) / "demo.db")))
-        lines = (data_dir / "observations.jsonl").read_text(encoding="utf-8").splitlines()
-        started = time.perf_counter()
-        with Progress(console=console, transient=True) as progress:
-            task = progress.add_task("loading sample corpus", total=len(lines))
-            report = service.import_jsonl(lines, on_progress=lambda n: progress.update(task, completed=n))
-        elapsed = time.perf_counter() - started
-        console.print(f"[bold]Loaded {report.added.get('memories', 0)} observations in {elapsed:.2f}s "
-                      f"({len(lines) / elapsed:,.0f}/s)[/bold]")
+        _load(service, console, data_dir / "observations.jsonl")
+        console.print(_EXPLANATION, style="dim")
         queries = json.loads((data_dir / "demo_queries.json").read_text(encoding="utf-8"))
         summary = [_run_query(service, console, entry) for entry in queries]
         service.close()
+    _print_closing(console, summary)
     if as_json:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
     return summary
 
 
+def _load(service: MemoryService, console: Console, path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    started, added = time.perf_counter(), 0
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("loading sample corpus", total=len(lines))
+        for start in range(0, len(lines), _IMPORT_STEP):
+            report = service.import_jsonl(lines[start : start + _IMPORT_STEP])
+            added += report.added.get("memories", 0)
+            progress.update(task, completed=min(start + _IMPORT_STEP, len(lines)))
+    elapsed = time.perf_counter() - started
+    console.print(f"[bold]Loaded {added} observations in {elapsed:.2f}s ({len(lines) / elapsed:,.0f}/s)[/bold]")
+
+
 def _run_query(service: MemoryService, console: Console, entry: dict[str, Any]) -> dict[str, Any]:
-    result = service.associate(entry["query"], mode=entry.get("mode", "recall"), project=entry.get("project"),
-                               max_results=8)
-    hits = list(result.memories)
-    if result.composition:
-        # The cover is made of memories that supply the query's own concepts; the associative hits
-        # that share no keyword follow them, as the recall list ranks them.
-        chosen = {hit.id for hit in result.composition.sources}
-        hits = list(result.composition.sources) + [hit for hit in hits if hit.id not in chosen]
-    indirect = [hit for hit in hits if not hit.direct]
-    console.rule(f"[bold cyan]{entry.get('mode', 'recall')}[/]: {entry['query']}")
-    _print_header(console, result)
-    for rank, hit in enumerate(hits, start=1):
-        marker = "[green]★ no shared keyword[/]" if not hit.direct else ""
-        console.print(f" {rank}. {hit.activation_score:.4f} [dim]{hit.id}[/] \\[{hit.type}] "
-                      f"{hit.content[:110]} {marker}")
-        if not hit.direct:
-            console.print(f"      [green]found via[/] {', '.join(hit.concepts[:4])}: it shares these concepts with "
-                          "memories that match the query, so activation reached it in two hops")
+    mode = entry.get("mode", "recall")
+    result = service.associate(entry["query"], mode=mode, project=entry.get("project"), max_results=8)
+    hits = _all_hits(result)
+    agreed = [hit for hit in hits if hit.direct or _bridges(hit)]
+    shown = sorted(agreed, key=lambda hit: -hit.activation_score)[:_SHOWN]
+    console.rule(f"[bold cyan]{mode}[/]: {escape(entry['query'])}", align="left")
+    console.print(_fit(console, "seeds: " + ", ".join(s.name for s in result.seed_nodes)
+                       + f"  ·  {result.activated_count} nodes activated"
+                       + (f"  ·  unmatched: {', '.join(result.unmatched_concepts)}"
+                          if result.unmatched_concepts else "")), style="dim")
+    for rank, hit in enumerate(shown, start=1):
+        _print_hit(console, rank, hit)
     if result.composition:
         comp = result.composition
-        console.print(f" coverage {comp.coverage_percent}% (min {comp.min_coverage:.0%}, met: {comp.coverage_met})"
-                      f"; gaps: {', '.join(comp.gaps) or 'none'}; conflicts: {len(comp.conflicts)}")
+        console.print(_fit(console, f"coverage {comp.coverage_percent}% (min {comp.min_coverage:.0%}, met: "
+                                    f"{comp.coverage_met}) · gaps: {', '.join(comp.gaps) or 'none'} · "
+                                    f"conflicts: {len(comp.conflicts)}"), style="dim")
     expected = entry.get("expect_no_keyword_hit")
-    found = next((hit for hit in hits if hit.content == expected), None)
-    return {"query": entry["query"], "mode": entry.get("mode", "recall"), "hit_count": len(hits),
-            "indirect_hits": [_brief(hit) for hit in indirect],
-            "expected_found": found is not None, "expected_rank": hits.index(found) + 1 if found else None}
+    found = next((hit for hit in shown if hit.content == expected), None)
+    return {"query": entry["query"], "mode": mode, "hit_count": len(hits),
+            "indirect_hits": [_brief(hit) for hit in agreed if not hit.direct],
+            "expected_found": found is not None, "expected_rank": shown.index(found) + 1 if found else None,
+            "expected": None if found is None else _brief(found)}
 
 
-def _print_header(console: Console, result: AssociateResult) -> None:
-    console.print(f" concepts: {', '.join(result.query_concepts)}  |  seeds: "
-                  f"{', '.join(s.name for s in result.seed_nodes)}  |  unmatched: "
-                  f"{', '.join(result.unmatched_concepts) or '-'}  |  activated nodes: {result.activated_count}")
+def _all_hits(result: AssociateResult) -> list[MemoryHit]:
+    hits = list(result.memories)
+    if result.composition:
+        chosen = {hit.id for hit in result.composition.sources}
+        hits = list(result.composition.sources) + [hit for hit in hits if hit.id not in chosen]
+    return hits
+
+
+def _bridges(hit: MemoryHit) -> list[str]:
+    """The specific concepts (phrases, identifiers) that carried activation to ``hit``.
+
+    A hit reached only through generic words ("api", "set", "create") is noise a reader would not
+    accept as an association, so the demo leaves it out rather than star it.
+    """
+    return [name for name in hit.concepts if any(mark in name for mark in " _./")]
+
+
+def _print_hit(console: Console, rank: int, hit: MemoryHit) -> None:
+    star = " " if hit.direct else "★"
+    prefix = f"{star}{rank:>2}. {hit.activation_score:.4f} {hit.type:<12} "
+    console.print(escape(prefix + _cut(hit.content, console.width - len(prefix))), highlight=False,
+                  style=None if hit.direct else "green")
+    if not hit.direct:
+        indent = " " * 8
+        console.print(indent + _fit(console, "via " + ", ".join(_bridges(hit)[:3]), len(indent)), style="green")
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` on one line of at most ``width`` characters, cut between words with an ellipsis."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    head = flat[: width - 1]
+    if " " in head:
+        head = head[: head.rindex(" ")]
+    return head.rstrip(" ,;:.(—-/") + "…"
+
+
+def _fit(console: Console, text: str, indent: int = 0) -> str:
+    return escape(_cut(text, console.width - indent))
+
+
+def _print_closing(console: Console, summary: list[dict[str, Any]]) -> None:
+    found = [entry for entry in summary if entry["expected_found"]]
+    console.rule("[bold]What the graph found that keywords did not[/]", align="left")
+    console.print(f"{len(found)} of {len(summary)} queries show their planted memory, one a keyword search "
+                  "cannot reach (query → via: memory):")
+    for entry in found:
+        hit = entry["expected"]
+        via = ", ".join(hit["via"][:2]) or "-"
+        console.print("  " + _fit(console, f"{entry['query']} → {via}: {hit['content']}", 2), highlight=False)
 
 
 def _brief(hit: MemoryHit) -> dict[str, Any]:
-    return {"id": hit.id, "content": hit.content, "via": list(hit.concepts[:4]), "score": hit.activation_score}
+    return {"id": hit.id, "content": hit.content, "via": _bridges(hit)[:4], "score": hit.activation_score}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -36,3 +37,11 @@ def test_every_default_is_documented_with_its_value(section: str, model: BaseMod
             assert float(shown) == pytest.approx(float(value)), name
         else:
             assert shown == str(value), name
+
+
+def test_the_environment_variable_table_is_not_broken_by_a_blank_line():
+    lines = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text(
+        encoding="utf-8").splitlines()
+    broken = [line.split("|")[1].strip() for previous, line in itertools.pairwise(lines)
+              if line.startswith("| `GRAPHMEM_") and not previous.startswith("|")]
+    assert broken == []

@@ -18,7 +18,7 @@ from typing import Any
 
 from graphmem.errors import StorageError
 
-__all__ = ["Command", "Commands", "emit", "open_service", "plain", "settings_for"]
+__all__ = ["Command", "Commands", "emit", "open_service", "plain", "render_history", "settings_for"]
 
 Command = Callable[[argparse.Namespace], None]
 # name → (handler, example): the handler's docstring is the command's help, the example its epilog.
@@ -84,3 +84,11 @@ def plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     return value
+
+
+def render_history(history: Any) -> str:
+    """The one history view (``history`` and ``chain``): versions oldest first, * current, then events."""
+    lines = [f"{'*' if v.current else ' '} {v.id} [{v.valid_from} → {v.valid_to or 'now'}] {v.content[:90]}"
+             for v in history.memories]
+    lines += [f"  {e.at}: {e.new_id} replaced {e.old_id} ({e.via})" for e in history.events]
+    return "\n".join([*lines, history.message])

@@ -10,7 +10,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from graphmem.cli.app import Commands, emit, open_service
+from graphmem.cli.app import Commands, emit, open_service, render_history
 
 __all__ = ["COMMANDS", "add_arguments", "render_report", "render_sessions"]
 
@@ -46,7 +46,7 @@ def cmd_correct(args: argparse.Namespace) -> None:
 
 def cmd_history(args: argparse.Namespace) -> None:
     """Every version of a memory, oldest first; * marks the current one."""
-    _run(args, lambda s: s.lifecycle.history(args.id), render_report)
+    _run(args, lambda s: s.history.of(args.id), render_history)
 
 
 def cmd_review(args: argparse.Namespace) -> None:

@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from graphmem.cli.app import Commands, emit, open_service
+from graphmem.cli.app import Commands, emit, open_service, render_history
 from graphmem.core.relations import valid_relation_types
 from graphmem.errors import InvalidInput
 
@@ -104,9 +104,7 @@ def _render_facts(result: Any) -> str:
 def cmd_chain(args: argparse.Namespace) -> None:
     """History of a topic key or memory chain: what replaced what, and when."""
     history = open_service(args).history.of(args.ref, args.project)
-    emit(args, history, lambda h: "\n".join(
-        [f"{m.id} [{m.valid_from} → {m.valid_to or 'now'}] {m.content[:90]}" for m in h.memories]
-        + [f"  {e.at}: {e.new_id} replaced {e.old_id} ({e.via})" for e in h.events]))
+    emit(args, history, render_history)
 
 
 def cmd_capture(args: argparse.Namespace) -> None:

@@ -11,6 +11,16 @@ spreads thinly over its many neighbours (the ACT-R fan effect).
 * :func:`hop_spread` computes ``a_k = s + Σ_{h≤k} βʰ (Pᵀ)ʰ s`` by frontier products and keeps
   every hop's vector so a result can say on which hop a node lit up.
 
+**Dangling nodes** (no out-edge: a memory without concepts, a concept whose only edges were
+retracted). PageRank gives their mass back to the seeds, as networkx's ``pagerank`` does with its
+default ``dangling`` weights (the personalization vector), so the walk's mass stays 1 and the fixed
+point matches networkx. The hop sum deliberately does not: it is a truncated series, not a
+stationary distribution, so a dangling node keeps its own activation in the total and passes none
+on; restarting it at the seeds would re-add seed mass on every hop and rank the query's own concepts
+above what they reach. (On the projection every mention, relation and fact edge is added both ways,
+so activation never reaches a dangling node from a seed; measured on MuSiQue and HotpotQA, see
+``docs/retrieval.md``.)
+
 Both have pure-Python reference implementations used by the tests.
 """
 
@@ -99,9 +109,11 @@ def personalized_pagerank(
         raise ValueError("alpha must be in [0, 1)")
     restart = _normalized(seeds)
     activation = restart.copy()
+    dangling = np.flatnonzero(graph.out_strength == 0)  # usually none: the projection links both ways
     residual = float("inf")
     for _ in range(max_iter):
-        updated = (1.0 - alpha) * restart + alpha * graph.spread(activation, min_share=prune)
+        stranded = float(activation[dangling].sum())  # goes back to the seeds, as in networkx
+        updated = (1.0 - alpha) * restart + alpha * (graph.spread(activation, min_share=prune) + stranded * restart)
         pruned_mass = 0.0
         if prune > 0.0:
             small = updated < prune
@@ -216,8 +228,10 @@ def reference_pagerank(adjacency: Adjacency, seeds: Mapping[int, float], *, alph
     activation = dict(restart)
     for _ in range(iterations):
         spread = _reference_spread(adjacency, activation, scale or {})
+        stranded = sum(value for node, value in activation.items() if not sum(adjacency.get(node, {}).values()))
         nodes = set(restart) | set(spread)
-        activation = {n: (1 - alpha) * restart.get(n, 0.0) + alpha * spread.get(n, 0.0) for n in nodes}
+        activation = {n: (1 - alpha) * restart.get(n, 0.0) + alpha * (spread.get(n, 0.0) + stranded * restart.get(
+            n, 0.0)) for n in nodes}
     return activation
 
 

@@ -46,6 +46,10 @@ _WEAK_CUE_FACTOR = 0.75  # "always" against "uses" is less sure than "always" ag
 _NARRATIVE_KINDS = frozenset({"error", "summary"})
 _NARRATIVE_FACTOR = 0.6
 _CHOICE_KINDS = frozenset({"entity", "identifier"})
+# A value belongs to a named thing ("ef_search", "rate limit", "React Native"), not to a generic word:
+# "port 6432" and "port 5432", "HTTP 422" and "HTTP 200" were most of the false value candidates on the
+# sample corpus (two endpoints, two error cases), and no labelled conflict hangs on a single term.
+_GENERIC_KINDS = frozenset({"term"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +153,8 @@ def _polarity(a: ClaimText, b: ClaimText, shared: list[str]) -> tuple[float, str
 def _value(a: ClaimText, b: ClaimText, shared: list[str]) -> tuple[float, str, str] | None:
     if len(shared) < 2:  # a number next to one common word is coincidence more often than a disagreement
         return None
-    for key in (key for key in shared if _same_subject(a, b, key, shared)):
+    subjects = [key for key in shared if a.kinds.get(key) not in _GENERIC_KINDS]
+    for key in (key for key in subjects if _same_subject(a, b, key, shared)):
         words = len(key.split())
         values_a = values_near(a.text, a.concepts[key], words)
         values_b = values_near(b.text, b.concepts[key], words)

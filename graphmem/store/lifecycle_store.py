@@ -19,7 +19,7 @@ from graphmem.store.convert import memory_from_row, relation_from_row
 from graphmem.store.repository import MemoryDraft, StoredBatch, _chunks, insert_memories
 from graphmem.store.tables import ConceptRow, MemoryRow, MentionRow, RelationRow
 
-__all__ = ["LifeRow", "delete_memories", "insert_correction", "life_rows", "lineage", "review_due", "set_status",
+__all__ = ["LifeRow", "delete_memories", "insert_correction", "life_rows", "review_due", "set_status",
            "touch", "update_memories"]
 
 # The memory fields a lifecycle operation may change; content and identity never change in place
@@ -142,25 +142,6 @@ def insert_correction(session: Session, draft: MemoryDraft, original_id: str, re
     session.add(original)
     session.flush()
     return batch, relation_from_row(row), memory_from_row(original)
-
-
-def lineage(session: Session, memory_id: str, max_versions: int = 200) -> list[Memory]:
-    """Every version linked to ``memory_id`` by ``parent_id`` or ``superseded_by``, oldest first."""
-    found: dict[str, MemoryRow] = {}
-    queried: set[str] = set()
-    frontier = {memory_id}
-    while frontier and len(found) < max_versions:
-        chunk = sorted(frontier)
-        queried.update(chunk)
-        rows = session.exec(select(MemoryRow).where(
-            col(MemoryRow.id).in_(chunk) | col(MemoryRow.parent_id).in_(chunk)
-            | col(MemoryRow.superseded_by).in_(chunk))).all()
-        fresh = [row for row in rows if row.id not in found]
-        found.update((row.id, row) for row in fresh)
-        frontier = {ref for row in fresh for ref in (row.id, row.parent_id, row.superseded_by)
-                    if ref} - queried
-    ordered = sorted(found.values(), key=lambda row: (row.created_at, row.seq or 0))
-    return [memory_from_row(row) for row in ordered]
 
 
 def review_due(session: Session, now_ms: int, project: str | None, limit: int) -> tuple[list[Memory], int]:

@@ -25,10 +25,11 @@ __all__ = [
     "hiding_relations",
     "insert_relation",
     "memories_by_ids",
-    "memories_linked_by_parent",
+    "memories_derived_from",
     "memories_with_topic_key",
     "memory",
     "pairs_among",
+    "relations_between",
     "relations_by_status",
     "reopen_memory",
     "set_memory_status",
@@ -55,6 +56,15 @@ def find_relation(session: Session, source_id: str, target_id: str, rel_type: st
         if row is not None:
             return relation_from_row(row)
     return None
+
+
+def relations_between(session: Session, first_id: str, second_id: str) -> list[Relation]:
+    """Every relation joining the two memories, either way round, oldest first."""
+    query = select(RelationRow).where(or_(
+        (RelationRow.source_id == first_id) & (RelationRow.target_id == second_id),
+        (RelationRow.source_id == second_id) & (RelationRow.target_id == first_id)))
+    rows = session.exec(query.order_by(col(RelationRow.created_at), col(RelationRow.id))).all()
+    return [relation_from_row(row) for row in rows]
 
 
 def insert_relation(session: Session, fields: dict[str, Any]) -> Relation:
@@ -173,9 +183,11 @@ def memories_with_topic_key(session: Session, topic_key: str, project: str | Non
     return [memory_from_row(row) for row in session.exec(query.order_by(col(MemoryRow.seq)))]
 
 
-def memories_linked_by_parent(session: Session, ids: Sequence[str]) -> list[Memory]:
-    """Memories whose ``parent_id`` is among ``ids`` (corrections of them)."""
-    query = select(MemoryRow).where(col(MemoryRow.parent_id).in_(list(ids)))
+def memories_derived_from(session: Session, ids: Sequence[str]) -> list[Memory]:
+    """Memories whose ``parent_id`` or ``superseded_by`` is among ``ids`` (corrections of them, and
+    memories forgotten in their favour)."""
+    wanted = list(ids)
+    query = select(MemoryRow).where(col(MemoryRow.parent_id).in_(wanted) | col(MemoryRow.superseded_by).in_(wanted))
     return [memory_from_row(row) for row in session.exec(query)]
 
 

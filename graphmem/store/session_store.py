@@ -27,6 +27,7 @@ __all__ = [
     "claim_live_session",
     "create_session",
     "end_session",
+    "extend_session",
     "get_session",
     "live_session",
     "pending_conflicts",
@@ -101,6 +102,18 @@ def _claim(any_client: bool) -> Any:
 def create_session(session: Session, record: SessionRecord) -> SessionRecord:
     session.add(SessionRow(**_fields(record)))
     return record
+
+
+def extend_session(session: Session, session_id: str, first_ms: int, last_ms: int) -> bool:
+    """Widen a session's span to cover ``first_ms``..``last_ms``; False when no such session exists."""
+    row = session.get(SessionRow, session_id)
+    if row is None:
+        return False
+    if first_ms < row.started_at or last_ms > row.last_activity_at:
+        row.started_at = min(row.started_at, first_ms)
+        row.last_activity_at = max(row.last_activity_at, last_ms)
+        session.add(row)
+    return True
 
 
 def touch_session(session: Session, session_id: str, now_ms: int) -> None:

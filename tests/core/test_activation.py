@@ -138,3 +138,26 @@ def test_sparse_hop_spread_equals_the_dense_kernel(case, hops, prune, compact_fi
     sparse = np.zeros(n)
     sparse[nodes] = values
     np.testing.assert_allclose(sparse, dense, atol=1e-12)
+
+
+def test_pagerank_gives_the_mass_of_a_dangling_node_back_to_the_seeds_as_networkx_does():
+    import networkx as nx
+
+    edges = [(0, 1, 1.0), (1, 0, 1.0), (0, 2, 3.0), (2, 3, 1.0)]  # node 3 has no out-edge
+    graph, adjacency = _build(4, edges)
+    seeds = {0: 1.0, 1: 0.5}
+    ours = personalized_pagerank(graph, _dense(4, seeds), alpha=0.5, tol=1e-12, max_iter=200)
+    digraph = nx.DiGraph()
+    digraph.add_weighted_edges_from(edges)
+    theirs = nx.pagerank(digraph, alpha=0.5, personalization=seeds, tol=1e-13, max_iter=500)
+    assert ours.sum() == pytest.approx(1.0)
+    assert ours.tolist() == pytest.approx([theirs[n] for n in range(4)], abs=1e-9)
+    reference = reference_pagerank(adjacency, seeds, alpha=0.5)
+    assert [reference.get(n, 0.0) for n in range(4)] == pytest.approx(ours.tolist(), abs=1e-9)
+
+
+def test_hop_spread_keeps_a_dangling_nodes_activation_but_passes_none_of_it_on():
+    graph, _ = _build(3, [(0, 1, 1.0), (0, 2, 1.0), (2, 0, 1.0)])  # node 1 has no out-edge
+    per_hop = hop_spread(graph, _dense(3, {0: 1.0}), hops=2, decay=0.5).per_hop
+    assert per_hop[1].tolist() == [0.0, 0.25, 0.25]
+    assert per_hop[2].tolist() == [0.125, 0.0, 0.0]  # node 1's share stops there: a hop sum has no restart

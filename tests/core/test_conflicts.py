@@ -166,3 +166,16 @@ def test_ranking_drops_settled_pairs_keeps_the_best_per_pair_and_orders_by_score
     assert ranked == [strong, other]
     assert rank_conflicts([weak, other, strong], limit=1) == [strong]
     assert pair_key("b", "a") == ("a", "b")
+
+
+def test_a_value_next_to_a_generic_word_is_not_a_value_conflict():
+    concepts = ("database_url", "port", "pgbouncer", "postgres")
+    kinds = {"port": "term", "pgbouncer": "entity", "database_url": "identifier", "postgres": "entity"}
+    texts = ("`DATABASE_URL` for payments-api points at PgBouncer on port 6432, not at Postgres directly",
+             "`DATABASE_URL` for migration Jobs uses the direct Postgres endpoint (port 5432) because "
+             "PgBouncer in transaction mode breaks advisory locks")
+    a, b = (claim(name, text, *concepts, kinds=kinds) for name, text in zip("ab", texts, strict=True))
+    assert detect_conflict(a, b, specific(*concepts)) is None  # two endpoints, each with its own port
+    named = {**kinds, "port": "phrase"}
+    a, b = (claim(name, text, *concepts, kinds=named) for name, text in zip("ab", texts, strict=True))
+    assert detect_conflict(a, b, specific(*concepts)).kind == "value"

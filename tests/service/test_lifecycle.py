@@ -142,7 +142,7 @@ def test_forget_with_a_successor_links_them_and_restore_brings_the_memory_back(s
     successor = service.store(ORDERS).id
     service.lifecycle.forget(memory, superseded_by=successor)
     assert service.open([memory]).memories[0].superseded_by == successor
-    assert [item.id for item in service.lifecycle.history(successor).items] == [memory, successor]
+    assert [item.id for item in service.history.of(successor).memories] == [memory, successor]
     restored = service.lifecycle.restore(memory).items[0]
     assert restored.status == "active" and restored.valid_to is None
     with pytest.raises(ConflictError):
@@ -165,7 +165,7 @@ def test_correct_supersedes_the_original_and_history_shows_both_versions(service
                                        reason="JWT cookies could not be revoked")
     new = report.created_id
     assert report.relation_id and new != original
-    history = service.lifecycle.history(original).items
+    history = service.history.of(original).memories
     assert [(v.id, v.current) for v in history] == [(original, False), (new, True)]
     assert history[0].superseded_by == new and history[1].parent_id == original
     assert history[1].kind == "decision"
@@ -382,3 +382,40 @@ def test_saved_prompts_survive_an_export_import_round_trip(service, tmp_path, ex
     target.export_jsonl(again)
     assert again.getvalue() == stream.getvalue()
     target.close()
+
+
+def test_force_overrides_the_usage_criteria_but_never_promotes_an_outdated_version(tmp_path, extractor):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    service = make(tmp_path, extractor, lifecycle={"vault_path": str(vault)})
+    original = used_over_days(service, WEBHOOK, uses=5)
+    newer = service.lifecycle.correct(original, ORDERS).created_id
+    duplicate = service.store("Kafka consumers commit offsets after each processed batch").id
+    kept = service.store("Kafka consumers commit offsets once every batch is processed").id
+    service.relations.relate(duplicate, kept, "duplicate_of")
+    report = service.lifecycle.promote([original, duplicate, newer], dry_run=False, force=True, export=True)
+    assert report.count == 1 and report.message.startswith("promoted 1 of 3")
+    items = {item.id: item for item in report.items}
+    assert items[original].status == "active" and items[original].vault_path is None
+    assert any(f"superseded by {newer}" in reason for reason in items[original].reasons)
+    assert any("duplicate_of" in reason for reason in items[duplicate].reasons)
+    assert items[newer].status == "promoted"
+    assert [note.name for note in vault.rglob("*.md")] == [Path(items[newer].vault_path).name]
+    assert [item.id for item in service.lifecycle.promote(force=True).items] == []  # auto never picks it
+    service.close()
+
+
+def test_one_history_follows_corrections_relations_and_forgets_with_a_successor(service):
+    original = service.store("Sessions use JWT cookies with a 7-day expiry", kind="decision").id
+    corrected = service.lifecycle.correct(original, "Sessions live in Redis with a 30-minute TTL").created_id
+    successor = service.store("Sessions live in Redis with a sliding 30-minute TTL and revocation").id
+    service.lifecycle.forget(corrected, superseded_by=successor)
+    assert not hasattr(service.lifecycle, "history")  # one history of a memory: service.history
+    for ref in (original, corrected, successor):
+        history = service.history.of(ref)
+        assert [(v.id, v.current) for v in history.memories] == [
+            (original, False), (corrected, False), (successor, True)]
+        assert history.current_ids == (successor,)
+        assert [(e.old_id, e.new_id, e.via) for e in history.events] == [
+            (original, corrected, "supersedes"), (corrected, successor, "superseded_by")]
+    assert history.memories[1].parent_id == original and history.memories[0].superseded_by == corrected

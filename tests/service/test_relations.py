@@ -196,3 +196,62 @@ def test_the_scan_finds_a_contradiction_that_shares_few_words_and_never_repropos
     service.relations.judge(proposed.relation.id, stronger=never)
     assert service.conflicts.scan().candidates == ()
     assert service.conflicts.scan().settled_pairs_skipped == 1
+
+
+def test_comparing_a_settled_pair_under_another_conflict_type_changes_nothing(service):
+    source, target = pair(service)
+    proposed = service.relations.compare(source, target, "conflicts_with")
+    service.relations.judge(proposed.relation.id)
+    again = service.relations.compare(target, source, "contradicts", reason="looks contradictory")
+    assert again.action == "unchanged" and again.relation.id == proposed.relation.id
+    assert again.relation.type == "conflicts_with" and again.relation.status == "judged"
+    assert "judge" in again.message
+    assert service.relations.pending().total == 0
+    assert service.repository.counts()["relations"] == 1
+
+
+def test_a_pair_proposed_as_one_conflict_type_is_not_proposed_again_as_another(service):
+    source, target = pair(service)
+    first = service.relations.compare(source, target, "contradicts")
+    second = service.relations.compare(source, target, "conflicts_with")
+    assert second.action == "unchanged" and second.relation.id == first.relation.id
+    assert service.relations.pending().total == 1
+
+
+def test_the_scan_says_how_many_candidates_it_found_and_the_cap_it_applied(service):
+    for n in range(4):
+        service.store(f"Always run the nightly migration {n} inside a transaction", project="db")
+        service.store(f"Never run the nightly migration {n} inside a transaction", project="db")
+    capped = service.conflicts.scan(limit=341, max_candidates=2)
+    assert len(capped.candidates) == 2 and capped.max_candidates == 2
+    assert capped.found > 2 and capped.truncated
+    everything = service.conflicts.scan(limit=341, max_candidates=500)
+    assert len(everything.candidates) == everything.found == capped.found and not everything.truncated
+
+
+def test_the_scan_compares_memories_of_different_projects_only_when_asked(service):
+    service.store("PgBouncer on port 6432 serves the DATABASE_URL of the api service", project="payments")
+    service.store("The DATABASE_URL of migration jobs uses the direct PgBouncer port 5432", project="infra")
+    assert service.conflicts.scan().candidates == ()
+    across = service.conflicts.scan(across_projects=True).candidates
+    assert [c.kind for c in across] == ["value"]
+
+
+def test_graph_and_export_as_of_show_no_relation_created_after_that_instant(service):
+    from graphmem.service.export.scope import ExportScope
+
+    old, new = (service.store_many([{"content": text, "created_at": at}])[0].id for text, at in (
+        (KAFKA, "2024-01-01T00:00:00Z"), (TERRAFORM, "2024-01-02T00:00:00Z")))
+    service.relations.relate(old, new, "related")  # created now, long after both memories
+
+    def memory_edges(view_edges) -> set[tuple[str, str]]:
+        return {(e["source"], e["target"]) for e in view_edges
+                if not e["source"].startswith("concept:") and not e["target"].startswith("concept:")}
+
+    assert memory_edges(service.graph(node=old, depth=1).edges)
+    assert memory_edges(service.graph(node=old, depth=1, as_of="2024-06-01T00:00:00Z").edges) == set()
+    assert memory_edges(service.graph(as_of="2024-06-01T00:00:00Z").edges) == set()
+    then = service.exports.graph(ExportScope(as_of="2024-06-01T00:00:00Z")).graph
+    assert [d for _, _, d in then.edges(data=True) if d.get("family") == "relation"] == []
+    now = service.exports.graph(ExportScope()).graph
+    assert [d["edge_type"] for _, _, d in now.edges(data=True) if d.get("family") == "relation"] == ["related"]

@@ -127,3 +127,25 @@ def test_save_prompt_refuses_empty_text_and_an_unknown_session(service):
     with pytest.raises(NotFound):
         service.sessions.save_prompt("hello", session_id="ses_missing")
     assert service.status()["sessions"] == 0
+
+
+def test_imported_observations_with_a_session_id_create_and_extend_their_sessions(service):
+    import json
+
+    lines = [json.dumps({"content": f"{WEBHOOK} ({n})", "project": "payments", "session_id": "ses_old",
+                         "created_at": f"2026-03-0{n + 1}T10:00:00+00:00"}) for n in range(3)]
+    lines.append(json.dumps({"content": ORDERS, "project": "web", "session_id": "ses_other",
+                             "created_at": "2026-03-05T09:00:00+00:00"}))
+    report = service.import_jsonl(lines)
+    assert report.added == {"memories": 4}
+    assert service.status()["sessions"] == 2
+    entry = service.sessions.timeline(session_id="ses_old").timeline[0]
+    assert entry.observation_count == 3 and entry.session.project == "payments"
+    assert entry.session.started_at.startswith("2026-03-01T10:00")
+    assert entry.session.last_activity_at.startswith("2026-03-03T10:00")
+    assert not entry.session.open
+    later = json.dumps({"content": "Refunds go through the same idempotency key check", "project": "payments",
+                        "session_id": "ses_old", "created_at": "2026-03-04T12:00:00+00:00"})
+    service.import_jsonl([later])
+    extended = service.sessions.timeline(session_id="ses_old").timeline[0].session
+    assert extended.last_activity_at.startswith("2026-03-04T12:00") and service.status()["sessions"] == 2

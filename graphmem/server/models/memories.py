@@ -99,9 +99,16 @@ class HistoryEventOut(Out):
     reason: str | None = optional()
 
 
+class HistoryVersionOut(MemoryBriefOut):
+    """One version of a memory's history."""
+
+    parent_id: str | None = optional()
+    current: bool = Field(description="the version default recall shows")
+
+
 class HistoryOut(Out):
     ref: str
-    memories: list[MemoryBriefOut]
+    memories: list[HistoryVersionOut]
     events: list[HistoryEventOut]
     current_ids: list[str] = Field(description="the versions recall shows now")
 

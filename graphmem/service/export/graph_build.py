@@ -20,6 +20,7 @@ from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.values import Memory, Relation
 from graphmem.service.export.scope import ExportScope, NodeSelection, check_scope, select_nodes
 from graphmem.service.recall.engine import RecallEngine
+from graphmem.service.validation import parse_instant
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
 
 __all__ = ["CONCEPT_PREFIX", "ExportGraph", "build_export_graph"]
@@ -57,7 +58,7 @@ def build_export_graph(recall: RecallEngine, scope: ExportScope) -> ExportGraph:
         snapshot = _snapshot(recall.projection, select_nodes(recall, scope))
     memories = recall.repository.memories_by_seq(snapshot.memory_seqs.values())
     by_node = {node: memories[seq] for node, seq in snapshot.memory_seqs.items() if seq in memories}
-    relations = recall.repository.relations_touching(m.id for m in by_node.values())
+    relations = _existing_at(recall.repository.relations_touching(m.id for m in by_node.values()), scope)
     graph = nx.MultiDiGraph(**scope.describe(), generator="graphmem")
     _add_nodes(graph, snapshot, by_node)
     ids = {node: _node_id(snapshot, node, by_node) for node in snapshot.selection.nodes.tolist()}
@@ -67,6 +68,14 @@ def build_export_graph(recall: RecallEngine, scope: ExportScope) -> ExportGraph:
         graph.nodes[node_id]["degree"] = len(neighbours)
     activated = tuple(by_node[node].id for node in snapshot.selection.ranked if node in by_node)
     return ExportGraph(graph, scope, activated, snapshot.selection.truncated, _order(graph, activated))
+
+
+def _existing_at(relations: list[Relation], scope: ExportScope) -> list[Relation]:
+    """The relations of a time slice: those created by ``as_of`` (all of them without one)."""
+    instant = parse_instant("as_of", scope.as_of)
+    if instant is None:
+        return relations
+    return [r for r in relations if r.created_at <= instant and r.status != "ignored"]
 
 
 def _order(graph: nx.MultiDiGraph, activated: tuple[str, ...]) -> tuple[str, ...]:

@@ -2,6 +2,9 @@
 
 A promoted memory stays in the store and in every search (its status is ``promoted``; it no longer
 fades, see ``decay_scores``). The criteria are in :class:`graphmem.core.decay.PromotionCriteria`.
+``force`` overrides those usage criteria, never validity: a superseded, expired or judged-hidden
+(``duplicate_of``) memory is an outdated version, and long-term memory (and its vault) must not
+keep it as current.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from graphmem.service.lifecycle.decay_scores import MS_PER_HOUR, describe, memor
 from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
 from graphmem.service.lifecycle.vault import note_path, render_note, vault_folder, write_notes
 from graphmem.service.validation import check_count
+from graphmem.store import relation_store
 from graphmem.store.convert import from_ms, to_ms
 
 if TYPE_CHECKING:
@@ -47,7 +51,9 @@ def promote(lifecycle: LifecycleService, ids: Sequence[str], *, dry_run: bool, f
     limit = check_count("limit", limit, 1, 10_000)
     now = lifecycle.now_ms()
     memories = _named(lifecycle, ids) if ids else _candidates(lifecycle, project, now)
-    verdicts = {m.id: _verdict(lifecycle, m, now, force) for m in memories}
+    outdated = _outdated(lifecycle, memories, now)
+    memories = memories if ids else [m for m in memories if m.id not in outdated]
+    verdicts = {m.id: _verdict(lifecycle, m, now, force, outdated.get(m.id)) for m in memories}
     chosen = [m for m in memories if verdicts[m.id][0]][:limit]
     paths = _note_paths(lifecycle, chosen, folder) if export else {}
     if not dry_run and chosen:
@@ -80,10 +86,28 @@ def _candidates(lifecycle: LifecycleService, project: str | None, now: int) -> l
     return sorted(qualified, key=lambda m: (-memory_score(m, lifecycle.params, now), m.id))
 
 
-def _verdict(lifecycle: LifecycleService, memory: Memory, now: int, force: bool) -> Verdict:
-    """(selected, eligible, reasons): ``force`` selects an active memory that misses the criteria."""
+def _outdated(lifecycle: LifecycleService, memories: Sequence[Memory], now: int) -> dict[str, str]:
+    """Why each memory that is no longer the valid version is not (superseded, expired, hidden)."""
+    reasons: dict[str, str] = {}
+    with lifecycle.uow.read() as session:
+        for memory in memories:
+            if memory.superseded_by is not None:
+                reasons[memory.id] = f"superseded by {memory.superseded_by}; promote the current version"
+            elif memory.valid_to is not None and to_ms(memory.valid_to) <= now:
+                reasons[memory.id] = f"no longer valid (valid_to {memory.valid_to.isoformat()})"
+            elif hiding := relation_store.hiding_relations(session, memory.id):
+                reasons[memory.id] = f"hidden by judged {hiding[0].type} relation {hiding[0].id}"
+    return reasons
+
+
+def _verdict(lifecycle: LifecycleService, memory: Memory, now: int, force: bool,
+             outdated: str | None) -> Verdict:
+    """(selected, eligible, reasons): ``force`` selects an active memory that misses the usage criteria,
+    never one that is outdated."""
     if memory.status != "active":
         return False, False, (f"status is {memory.status}; only active memories are promoted",)
+    if outdated is not None:
+        return False, False, (outdated, "force overrides usage, never validity")
     failures = promotion_check(lifecycle, memory, now)
     if failures and force:
         return True, False, (*failures, "selected by force")

@@ -160,17 +160,6 @@ class LifecycleService:
         return LifecycleReport("correct", self._items([closed, created], now), count=1, created_id=created.id,
                                relation_id=edge.id, message=f"{created.id} supersedes {original.id}")
 
-    @measured("lifecycle.history")
-    def history(self, memory_id: str) -> LifecycleReport:
-        """Every version of a memory (corrections, forgets with a successor), oldest first."""
-        memory = self._one(memory_id)
-        now = self.now_ms()
-        with self.uow.read() as session:
-            versions = lifecycle_store.lineage(session, memory.id)
-        items = tuple(describe(v, self.params, now, content_chars=None, current=_is_current(v, now))
-                      for v in versions)
-        return LifecycleReport("history", items, count=len(items), message=f"{len(items)} versions")
-
     # -- review and promotion -------------------------------------------------------------------
     @measured("lifecycle.review_queue")
     def review_queue(self, project: str | None = None, limit: int = 20) -> LifecycleReport:
@@ -237,8 +226,3 @@ class LifecycleService:
 
     def _items(self, memories: Sequence[Memory], now: int, **extra: Any) -> tuple[LifecycleItem, ...]:
         return tuple(describe(m, self.params, now, **extra) for m in memories)
-
-
-def _is_current(memory: Memory, now_ms: int) -> bool:
-    open_now = memory.valid_to is None or to_ms(memory.valid_to) > now_ms
-    return memory.status in {"active", "promoted"} and memory.superseded_by is None and open_now

@@ -1,9 +1,11 @@
-"""Time views of memories: the history of a topic key or memory chain, and ``open`` as of an instant.
+"""The one history of a memory, and ``open`` as of an instant.
 
-A chain is everything reachable from the starting memories through judged ``supersedes`` relations
-(either direction) and ``parent_id`` lineage (a correction keeps its original as parent). The
-history lists what replaced what, and when: the replacement time is the replaced memory's
-``valid_to`` (which a judged ``supersedes`` sets), else the relation's judgment time.
+A memory's history is everything reachable from it through judged ``supersedes`` relations (either
+direction), ``superseded_by`` (a forget with a successor) and ``parent_id`` lineage (a correction keeps
+its original as parent). It lists every version, oldest first, whether recall shows it now, and
+what replaced what, and when: the replacement time is the replaced memory's ``valid_to`` (which a
+judged ``supersedes`` sets), else the relation's judgment time. The CLI ``history`` / ``chain`` and
+both MCP history actions read this one use case (``service.history.of``).
 """
 
 from __future__ import annotations
@@ -16,9 +18,8 @@ from typing import Any
 
 from graphmem.core.values import Memory, Relation
 from graphmem.errors import NotFound
-from graphmem.service.memories.results import HistoryEvent, HistoryResult, OpenResult
+from graphmem.service.memories.results import HistoryEvent, HistoryResult, HistoryVersion, OpenResult
 from graphmem.service.recall.engine import RecallEngine
-from graphmem.service.relations.results import brief
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_text
 from graphmem.store import relation_store
@@ -37,7 +38,7 @@ class HistoryService:
         self.uow = uow
 
     def of(self, ref: str, project: str | None = None) -> HistoryResult:
-        """The chain of a memory id or topic key (of one project when ``project`` is given), oldest first."""
+        """The history of a memory id or topic key (of one project when ``project`` is given), oldest first."""
         ref = check_text("ref", ref, 300, required=True) or ""
         project = check_text("project", project, 200)
         with self.uow.read() as session:
@@ -46,13 +47,25 @@ class HistoryService:
             if not start:
                 raise NotFound("memory id or topic key", ref)
             memories, relations = _chain(session, start)
-        events = _events(memories, relations)
         now = from_ms(time.time_ns() // 1_000_000)
         ordered = sorted(memories.values(), key=lambda m: (m.valid_from, m.created_at, m.id))
-        current = tuple(m.id for m in ordered if m.superseded_by is None and m.status in _CURRENT
-                        and (m.valid_to is None or m.valid_to > now))
-        return HistoryResult(ref=ref, memories=tuple(brief(m) for m in ordered), events=events,
-                             current_ids=current)
+        versions = tuple(_version(m, _is_current(m, now)) for m in ordered)
+        return HistoryResult(ref=ref, memories=versions, events=_events(memories, relations),
+                             current_ids=tuple(v.id for v in versions if v.current))
+
+
+def _is_current(memory: Memory, now: datetime) -> bool:
+    return (memory.superseded_by is None and memory.status in _CURRENT
+            and (memory.valid_to is None or memory.valid_to > now))
+
+
+def _version(memory: Memory, current: bool) -> HistoryVersion:
+    return HistoryVersion(
+        id=memory.id, kind=memory.kind, content=memory.content, project=memory.project,
+        topic_key=memory.topic_key, created_at=memory.created_at.isoformat(),
+        valid_from=memory.valid_from.isoformat(),
+        valid_to=memory.valid_to.isoformat() if memory.valid_to else None,
+        superseded_by=memory.superseded_by, status=memory.status, parent_id=memory.parent_id, current=current)
 
 
 def _chain(session: Any, start: list[Memory]) -> tuple[dict[str, Memory], dict[str, Relation]]:
@@ -63,8 +76,9 @@ def _chain(session: Any, start: list[Memory]) -> tuple[dict[str, Memory], dict[s
         found = relation_store.supersedes_touching(session, frontier)
         relations.update((r.id, r) for r in found)
         linked = {i for r in found for i in (r.source_id, r.target_id)}
-        linked |= {m.parent_id for m in memories.values() if m.parent_id and m.id in frontier}
-        children = relation_store.memories_linked_by_parent(session, frontier)
+        linked |= {ref for m in memories.values() if m.id in frontier for ref in (m.parent_id, m.superseded_by)
+                   if ref}
+        children = relation_store.memories_derived_from(session, frontier)
         new_ids = (linked | {c.id for c in children}) - memories.keys()
         memories.update((m.id, m) for m in relation_store.memories_by_ids(session, sorted(new_ids)))
         frontier = sorted(new_ids & memories.keys())
@@ -81,6 +95,11 @@ def _events(memories: dict[str, Memory], relations: dict[str, Relation]) -> tupl
         events.append(HistoryEvent(old_id=relation.target_id, new_id=relation.source_id, at=when.isoformat(),
                                    via="supersedes", relation_id=relation.id, reason=relation.reason))
         covered.add((relation.target_id, relation.source_id))
+    for memory in memories.values():
+        if memory.superseded_by and (memory.id, memory.superseded_by) not in covered:
+            events.append(HistoryEvent(old_id=memory.id, new_id=memory.superseded_by,
+                                       at=(memory.valid_to or memory.created_at).isoformat(), via="superseded_by"))
+            covered.add((memory.id, memory.superseded_by))
     for memory in memories.values():
         if memory.parent_id and (memory.parent_id, memory.id) not in covered:
             events.append(HistoryEvent(old_id=memory.parent_id, new_id=memory.id,

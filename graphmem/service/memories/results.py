@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from graphmem.core.values import Memory, Relation
-from graphmem.service.relations.results import MemoryBrief
 
 __all__ = [
     "CaptureResult",
     "CapturedItem",
     "HistoryEvent",
     "HistoryResult",
+    "HistoryVersion",
     "OpenResult",
     "SkippedLine",
     "StoreResult",
@@ -44,17 +44,42 @@ class HistoryEvent:
     old_id: str
     new_id: str
     at: str
-    via: str  # "supersedes" (a judged relation) or "parent" (lineage of a correction)
+    via: str  # "supersedes" (a judged relation), "superseded_by" (a forget with a successor) or "parent"
     relation_id: str | None = None
     reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
+class HistoryVersion:
+    """One version in a memory's history: the memory as it is now, and whether recall shows it."""
+
+    id: str
+    kind: str
+    content: str
+    project: str | None
+    topic_key: str | None
+    created_at: str
+    valid_from: str
+    valid_to: str | None
+    superseded_by: str | None
+    status: str
+    parent_id: str | None
+    current: bool  # the version default recall shows
+
+
+@dataclass(frozen=True, slots=True)
 class HistoryResult:
+    """The one history of a memory or topic key: every version and what replaced what, oldest first."""
+
     ref: str
-    memories: tuple[MemoryBrief, ...]  # oldest first
+    memories: tuple[HistoryVersion, ...]  # the versions, oldest first
     events: tuple[HistoryEvent, ...]  # in time order
     current_ids: tuple[str, ...]  # the chain's memories nothing has replaced
+
+    @property
+    def message(self) -> str:
+        return f"{len(self.memories)} version{'s' if len(self.memories) != 1 else ''}, " \
+               f"{len(self.current_ids)} current"
 
 
 @dataclass(frozen=True, slots=True)

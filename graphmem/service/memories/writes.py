@@ -17,7 +17,7 @@ from graphmem.service.memories.drafts import Observation, build_drafts, validate
 from graphmem.service.memories.parallel_drafts import drafted_batches
 from graphmem.service.memories.results import StoreResult
 from graphmem.service.memories.topic_upsert import upsert_topic_keys
-from graphmem.service.sessions.attach import attach_sessions
+from graphmem.service.sessions.attach import adopt_sessions, attach_sessions
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.store.convert import from_ms
 from graphmem.store.repository import MemoryDraft, StoredBatch, insert_memories
@@ -64,8 +64,12 @@ class MemoryWrites:
         drafts = drafts if drafts is not None else build_drafts(self.uow.extractor, observations)
         with self.uow.write() as write:
             now_ms = self.clock.now_ms()
+            named = [draft.row["session_id"] is not None for draft in drafts]
             attach_sessions(write.session, drafts, self.uow.settings.lifecycle, now_ms)
             batch = insert_memories(write.session, drafts)
+            adopt_sessions(write.session, [draft for draft, given, (_, duplicate) in
+                                           zip(drafts, named, batch.outcomes, strict=True)
+                                           if given and not duplicate], self.uow.settings.lifecycle)
             write.inserted(batch)
             upsert = upsert_topic_keys(write.session, batch, from_ms(now_ms))
             upsert.effects.record(write)

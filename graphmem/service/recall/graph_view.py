@@ -8,6 +8,7 @@ import numpy as np
 from graphmem.core.values import Memory
 from graphmem.errors import NotFound
 from graphmem.service.recall.results import GraphView
+from graphmem.store.convert import to_ms
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
 from graphmem.store.repository import Repository
 
@@ -36,7 +37,8 @@ def graph_page(projection: GraphProjection, repository: Repository, *, center: s
             # A relation edge reaches memories the filter hides (superseded, another project): keep
             # only concepts and visible memories, as the centred view does.
             sub = around.subgraph([n for n in around.nodes if _shown(projection, visible, n)])
-    return _render(projection, repository, sub, page, total=len(ordered), offset=offset, limit=limit)
+    return _render(projection, repository, sub, page, total=len(ordered), offset=offset, limit=limit,
+                   as_of_ms=view.as_of_ms)
 
 
 def _node_of(projection: GraphProjection, ref: str) -> int:
@@ -54,13 +56,17 @@ def _shown(projection: GraphProjection, visible: np.ndarray, node: int) -> bool:
 
 
 def _render(projection: GraphProjection, repository: Repository, graph: nx.Graph, page: list[int], *,
-            total: int, offset: int, limit: int) -> GraphView:
+            total: int, offset: int, limit: int, as_of_ms: int | None) -> GraphView:
     memory_seqs = [int(projection.col("seq")[n]) for n in graph.nodes if projection.col("node_type")[n] != CONCEPT]
     memories = {m.id: m for m in repository.memories_by_seq(memory_seqs).values()}
-    relation_types = {(r.source_id, r.target_id): r.type for r in repository.relations_touching(memories)}
+    relations = [r for r in repository.relations_touching(memories)
+                 if as_of_ms is None or (to_ms(r.created_at) <= as_of_ms and r.status != "ignored")]
+    relation_types = {(r.source_id, r.target_id): r.type for r in relations}
     nodes = [_node_dict(projection, n, memories) for n in graph.nodes]
     edges = [_edge_dict(projection, a, b, data.get("weight", 0.0), relation_types)
              for a, b, data in graph.edges(data=True)]
+    if as_of_ms is not None:  # the projection holds today's relations; then, only those created by as_of
+        edges = [e for e in edges if e["type"] != "relation"]
     return GraphView(nodes=tuple(nodes), edges=tuple(edges), total_nodes=total, offset=offset, limit=limit,
                      has_more=offset + len(page) < total)
 

@@ -31,6 +31,14 @@ __all__ = ["ConflictScanner", "claim_texts", "specificity_of"]
 # memories "about the same thing" (with 10 000 memories that is df ≤ 200, the default hub cap).
 _SPECIFIC_DF_FLOOR = 25
 _SPECIFIC_FRACTION = 0.02
+# The scan measures specificity among the memories it compares (one project by default), where
+# a concept in at most 5 % of them, and never fewer than 8, is specific. Measured on the sample corpus
+# (341 memories, 6 projects, full scan): store-wide df ≤ 25 over all projects gave 110 candidates with
+# cross-project pairs such as a circuit breaker against a React upgrade (via "checkout", "route");
+# per project with df ≤ 8 gives 47, and the three labelled contradictions rank 2, 3 and 6 (a floor of
+# 6 loses the HTTP 500 one).
+_SCOPED_DF_FLOOR = 8
+_SCOPED_FRACTION = 0.05
 # Neighbours compared per scanned memory, best shared specificity first: bounds the work at
 # limit × 30 pair checks however dense the graph is.
 _NEIGHBOURS_PER_MEMORY = 30
@@ -43,13 +51,18 @@ class ConflictScanner:
         self.uow = uow
 
     def scan(self, limit: int = 50, project: str | None = None, max_candidates: int = 20,
-             min_score: float = 0.0) -> ScanResult:
-        """Compare each of the newest ``limit`` visible memories with its concept neighbours."""
+             min_score: float = 0.0, *, across_projects: bool = False) -> ScanResult:
+        """Compare each of the newest ``limit`` visible memories with its concept neighbours.
+
+        At most ``max_candidates`` are returned, best first; the result says how many were ``found``
+        and whether the cap ``truncated`` them. Neighbours come from the memory's own project unless
+        ``across_projects``: two projects may use one word for different things ("port", "checkout").
+        """
         limit = check_count("limit", limit, 1, 5_000)
         max_candidates = check_count("max_candidates", max_candidates, 1, 500)
         min_score = check_range("min_score", min_score, 0.0, 1.0)
         project = check_text("project", project, 200)
-        pairs, specificity, scanned = self._candidate_pairs(limit, project)
+        pairs, specificity, scanned = self._candidate_pairs(limit, project, bool(across_projects))
         ids = sorted({memory_id for pair in pairs for memory_id in pair})
         memories = self.uow.repository.memories_by_id(ids)
         with self.uow.read() as session:
@@ -60,12 +73,14 @@ class ConflictScanner:
                       if pair_key(a, b) not in settled and a in claims and b in claims]
         found = [c for c in (detect_conflict(claims[a], claims[b], specificity.get(pair_key(a, b), {}))
                              for a, b in open_pairs) if c is not None and c.score >= min_score]
-        ranked = rank_conflicts(found, limit=max_candidates)
+        ranked = rank_conflicts(found)
         skipped = sum(pair_key(*p) in settled for p in pairs)
-        return ScanResult(candidates=tuple(_pair(c, memories) for c in ranked), scanned=scanned,
-                          pairs_compared=len(pairs), settled_pairs_skipped=skipped)
+        return ScanResult(candidates=tuple(_pair(c, memories) for c in ranked[:max_candidates]),
+                          scanned=scanned, pairs_compared=len(pairs), settled_pairs_skipped=skipped,
+                          found=len(ranked), max_candidates=max_candidates,
+                          truncated=len(ranked) > max_candidates, across_projects=bool(across_projects))
 
-    def _candidate_pairs(self, limit: int, project: str | None) -> tuple[
+    def _candidate_pairs(self, limit: int, project: str | None, across_projects: bool) -> tuple[
             list[tuple[str, str]], dict[tuple[str, str], dict[str, float]], int]:
         """Pairs (newest memory, neighbour) sharing specific concepts, those concepts' weights, and how
         many memories were scanned."""
@@ -75,11 +90,11 @@ class ConflictScanner:
         with projection.lock:
             visible = projection.visible(VisibilityFilter(project=project), _now_ms())
             newest = _newest(projection.col("created"), visible, limit)
-            total = max(projection.memory_count, 1)
-            ceiling = _specific_ceiling(total)
+            projects = projection.col("project")
             seen: set[tuple[str, str]] = set()
             for node in newest:
-                shared = self._neighbours(int(node), visible, ceiling, total)
+                peers = visible if across_projects else visible & (projects == projects[node])
+                shared = self._neighbours(int(node), peers)
                 for other, weights in shared[:_NEIGHBOURS_PER_MEMORY]:
                     key = pair_key(projection.names[int(node)], projection.names[other])
                     if key not in seen:
@@ -88,18 +103,26 @@ class ConflictScanner:
                         shared_by_pair[key] = weights
         return pairs, shared_by_pair, len(newest)
 
-    def _neighbours(self, node: int, visible: np.ndarray, ceiling: float,
-                    total: int) -> list[tuple[int, dict[str, float]]]:
-        """Visible memories sharing a specific concept with ``node``, most shared specificity first."""
+    def _neighbours(self, node: int, peers: np.ndarray) -> list[tuple[int, dict[str, float]]]:
+        """Memories among ``peers`` sharing a specific concept with ``node``, most shared specificity first.
+
+        Specific is measured among the peers (the memory's project, unless the scan crosses projects):
+        "http" in a fifth of one service's memories is a hub there, however rare it is store-wide.
+        """
         projection = self.uow.projection
-        types, df = projection.col("node_type"), projection.col("df")
+        types = projection.col("node_type")
+        scope = max(int(peers.sum()), 1)
+        ceiling = max(_SCOPED_DF_FLOOR, _SCOPED_FRACTION * scope)
         shared: dict[int, dict[str, float]] = {}
         for concept, _ in projection.concepts_of(node):
-            if projection.concept_kind.get(concept) == "part" or not 0 < df[concept] <= ceiling:
+            if projection.concept_kind.get(concept) == "part":
                 continue
-            weight = idf(int(df[concept]), total)
             targets, _ = projection.graph.neighbors(concept)
-            for other in targets[(types[targets] == MEMORY) & visible[targets]].tolist():
+            others = targets[(types[targets] == MEMORY) & peers[targets]]
+            if not 0 < len(others) <= ceiling:
+                continue
+            weight = idf(len(others), scope)
+            for other in others.tolist():
                 if other != node:
                     shared.setdefault(other, {})[projection.names[concept]] = weight
         return sorted(shared.items(), key=lambda item: (-sum(item[1].values()), item[0]))

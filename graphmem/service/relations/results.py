@@ -106,6 +106,10 @@ class ScanResult:
     scanned: int  # memories whose neighbourhoods were examined
     pairs_compared: int
     settled_pairs_skipped: int  # pairs left out because a relation already links them
+    found: int = 0  # candidates before the cap: more than len(candidates) when truncated
+    max_candidates: int = 20  # the cap applied (settable: ``scan(max_candidates=...)``)
+    truncated: bool = False  # found > max_candidates: raise the cap to see the rest
+    across_projects: bool = False  # whether memories of different projects were compared
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,9 @@ Rules (KiroGraph's verified defects, not repeated):
 
 - A relation type must be in the semantics table; an unknown one is refused with the valid list.
 - ``compare`` on a pair already judged or ignored leaves it as it is and says so; only an explicit
-  ``judge`` (or a direct ``relate``) changes a judged relation.
+  ``judge`` (or a direct ``relate``) changes a judged relation. A pair holds one verdict per question
+  (``same_question``): after ``conflicts_with`` is judged, proposing ``contradicts`` changes nothing,
+  and a pair already proposed as one conflict type is not proposed again as another.
 - A judged ``supersedes`` sets ``valid_to`` / ``superseded_by`` on the replaced memory, and undoing
   it (ignore, or judging it as another type) re-opens that memory.
 """
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from graphmem.core.relations import RELATION_TYPES, RelationSemantics, valid_relation_types
+from graphmem.core.relations import RELATION_TYPES, RelationSemantics, same_question, valid_relation_types
 from graphmem.core.topic_keys import suggest_topic_key
 from graphmem.core.values import Relation
 from graphmem.errors import ConflictError, InvalidInput, NotFound
@@ -78,8 +80,9 @@ class RelationService:
         r = request
         existing = relation_store.find_relation(session, r.source_id, r.target_id, r.type,
                                                 either_direction=r.symmetric)
-        if existing is not None and r.pending and existing.status != "pending":
-            return self._outcome(session, existing, "unchanged", _kept_message(existing), effects)
+        settled = _settling(session, r) if r.pending else None
+        if settled is not None:
+            return self._outcome(session, settled, "unchanged", _kept_message(settled), effects)
         status = {"status": "pending"} if r.pending else {"status": "judged", "judged_at": _ms(r.now)}
         if existing is None:
             relation = relation_store.insert_relation(session, {
@@ -240,6 +243,25 @@ def _checked_fields(confidence: float, reason: str | None, evidence: str | None,
             "meta": dict(meta) if meta else None}
 
 
+def _settling(session: Any, request: _WriteRequest) -> Relation | None:
+    """The relation that already answers what ``compare`` would propose for this pair, if any.
+
+    That is a judged or ignored relation of the same type, or any relation (even pending) of another
+    type answering the same question: a second verdict would leave the pair both judged and open.
+    """
+    for relation in relation_store.relations_between(session, request.source_id, request.target_id):
+        if relation.type == request.type:
+            if relation.status != "pending" and _same_direction(relation, request):
+                return relation
+        elif same_question(relation.type, request.type):
+            return relation
+    return None
+
+
+def _same_direction(relation: Relation, request: _WriteRequest) -> bool:
+    return request.symmetric or (relation.source_id, relation.target_id) == (request.source_id, request.target_id)
+
+
 def _merge(existing: Relation, fields: dict[str, Any]) -> dict[str, Any]:
     """The fields a repeat or a judgment changes: given values win, omitted ones keep what was there."""
     changes = {name: value for name, value in fields.items() if value is not None and name != "meta"}
@@ -249,10 +271,10 @@ def _merge(existing: Relation, fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def _kept_message(existing: Relation) -> str:
-    return (f"{existing.type} relation {existing.id} was already {existing.status} "
-            f"({'judged' if existing.status == 'judged' else 'ignored'} at "
-            f"{existing.judged_at.isoformat() if existing.judged_at else '?'}); left unchanged. "
-            f"Use judge with relation_id={existing.id} to revise it.")
+    when = ("" if existing.status == "pending" else
+            f" ({existing.status} at {existing.judged_at.isoformat() if existing.judged_at else '?'})")
+    return (f"this pair already has {existing.status} {existing.type} relation {existing.id}{when}; "
+            f"left unchanged. Use judge with relation_id={existing.id} to revise it.")
 
 
 def _update_message(before: Relation, after: Relation) -> str:

@@ -1,4 +1,5 @@
-"""Automatic sessions: a stored observation without a ``session_id`` joins the live session of its project.
+"""Automatic sessions: a stored observation without a ``session_id`` joins the live session of its project;
+one that names a session (an import of past observations) creates or widens that session's row.
 
 It runs inside the store's own transaction, so attaching (and opening a session when none is live)
 commits or rolls back with the memories themselves: no second transaction per store.
@@ -6,6 +7,7 @@ commits or rolls back with the memories themselves: no second transaction per st
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +17,7 @@ from graphmem.store import session_store
 from graphmem.store.repository import MemoryDraft
 from graphmem.store.session_store import SessionRecord
 
-__all__ = ["attach_sessions", "live_or_new"]
+__all__ = ["adopt_sessions", "attach_sessions", "live_or_new"]
 
 
 def attach_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: LifecycleSettings,
@@ -32,6 +34,25 @@ def attach_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: Lifec
             record, _ = live_or_new(session, settings, project, None, now_ms, any_client=True)
             by_project[project] = record.id
         draft.row["session_id"] = by_project[project]
+
+
+def adopt_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: LifecycleSettings) -> None:
+    """Make every ``session_id`` the drafts name a session row spanning its memories' times.
+
+    A session the store does not know yet (imported observations keep their ids) starts at its
+    earliest memory, was last active at its latest, and takes the project most of its memories have;
+    a known session is widened when a memory falls outside its span. Pass only the drafts that were
+    inserted and named their session themselves (not duplicates, not automatic attachments).
+    """
+    named: dict[str, list[MemoryDraft]] = {}
+    for draft in drafts:
+        named.setdefault(draft.row["session_id"], []).append(draft)
+    for session_id, members in named.items():
+        times = [draft.row["created_at"] for draft in members]
+        if not session_store.extend_session(session, session_id, min(times), max(times)):
+            project = Counter(draft.row["project"] for draft in members).most_common(1)[0][0]
+            session_store.create_session(session, SessionRecord(
+                session_id, project, None, min(times), max(times), None, settings.session_timeout_s))
 
 
 def live_or_new(session: Any, settings: LifecycleSettings, project: str | None, client: str | None,
