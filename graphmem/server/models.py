@@ -42,6 +42,7 @@ class StoreOut(_Out):
     project: str | None = None
     topic_key: str | None = None
     superseded: list[str] = []
+    redacted: dict[str, int] = {}  # secret kind → count replaced by [REDACTED:kind]; never the value
 
 
 class SeedNodeOut(_Out):
