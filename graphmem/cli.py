@@ -55,13 +55,16 @@ def _plain(value: Any) -> Any:
 def cmd_serve(args: argparse.Namespace) -> None:
     """Run the MCP server (stdio by default, or streamable HTTP)."""
     from graphmem.server import build_server
+    from graphmem.server.http_security import serve_http
+    from graphmem.server.stdio_guard import serve_stdio
 
     overrides = {"db": args.db} if args.db else {}
-    server = build_server(Settings.load(**overrides))
+    settings = Settings.load(**overrides)
     if args.transport == "stdio":
-        server.run("stdio")
-    else:
-        server.run("streamable-http", host=args.host, port=args.port)
+        serve_stdio(build_server(settings))
+    else:  # the bind address and token are checked before the server is built
+        serve_http(lambda: build_server(settings), settings.http, args.host, args.port,
+                   allow_remote=args.allow_remote)
 
 
 def cmd_store(args: argparse.Namespace) -> None:
@@ -205,6 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve = parsers["serve"]
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--allow-remote", action="store_true",
+                       help="allow a non-loopback --host (also needs GRAPHMEM_HTTP_TOKEN; docs/security.md)")
     serve.add_argument("--port", type=int, default=8765)
     store = parsers["store"]
     store.add_argument("content")
