@@ -136,7 +136,13 @@ def main() -> int:
     parser.add_argument("--store-count", type=int, default=5_000)
     parser.add_argument("--no-eval", action="store_true")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--fuzz", type=int, metavar="N", help="instead: fuzz every tool with N calls (fuzz_tools.py)")
     args = parser.parse_args()
+    if args.fuzz:
+        from fuzz_tools import run_fuzz
+
+        print(run_fuzz(args.fuzz).table())
+        return 0
     rows = bench_store(args.store_count)
     _progress(rows)
     with tempfile.TemporaryDirectory() as scratch:

@@ -37,7 +37,7 @@ __all__ = ["MAX_FRAME_DEPTH", "FrameError", "check_frame", "serve_stdio"]
 
 MAX_FRAME_DEPTH = 64  # far below pydantic-core's 200 and Python's recursion limit
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
-_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
+_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")\s*[,}]')  # a whole id, never a cut one
 
 
 class FrameError(Exception):
