@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from graphmem.errors import InvalidInput
 
 __all__ = [
-    "ActivationSettings", "DecaySettings", "FusionSettings", "LifecycleSettings", "LimitSettings", "Settings",
-    "StoreLocation", "default_db_path", "find_store", "init_location", "store_location",
+    "ActivationSettings", "DecaySettings", "FusionSettings", "HttpSettings", "LifecycleSettings", "LimitSettings",
+    "Settings", "StoreLocation", "default_db_path", "find_store", "init_location", "store_location",
 ]
 
 
@@ -106,6 +106,29 @@ class LimitSettings(BaseModel):
     max_open_ids: int = 100
 
 
+class HttpSettings(BaseModel):
+    """``serve --transport http``: who may connect and how much one request may ask (docs/security.md).
+
+    The bearer token itself is read from ``GRAPHMEM_HTTP_TOKEN`` or from ``token_file``, never from
+    graphmem.toml, so a configuration file can be shared without sharing the secret.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    allowed_hosts: tuple[str, ...] = Field((), description="extra Host values (host:port); loopback is built in")
+    allowed_origins: tuple[str, ...] = Field((), description="browser Origins allowed besides the server's own")
+    token_file: str | None = Field(None, description="file holding the bearer token (first line)")
+    max_body_bytes: int = Field(1_048_576, ge=1_024, le=64 * 1_048_576, description="per-request body limit")
+    request_timeout_s: float = Field(60.0, gt=0.0, le=3_600.0,
+                                     description="a request not answered by then gets a JSON-RPC error")
+
+    @field_validator("allowed_hosts", "allowed_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        """``GRAPHMEM_HTTP__ALLOWED_ORIGINS=https://a.example,https://b.example`` from the environment."""
+        return tuple(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else value
+
+
 class DecaySettings(BaseModel):
     """Decay score ``(use_count+1)^β · D(Δt) · strength`` and how it enters ranking (docs/lifecycle.md)."""
 
@@ -167,6 +190,7 @@ class Settings(BaseModel):
     limits: LimitSettings = LimitSettings()
     decay: DecaySettings = DecaySettings()
     lifecycle: LifecycleSettings = LifecycleSettings()
+    http: HttpSettings = HttpSettings()
 
     @classmethod
     def load(cls, *, config_file: Path | None = None, environ: Mapping[str, str] | None = None,
@@ -266,7 +290,7 @@ def default_db_path() -> Path:
 def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for name, raw in environ.items():
-        if not name.startswith("GRAPHMEM_") or name in {"GRAPHMEM_CONFIG", "GRAPHMEM_HOME"}:
+        if not name.startswith("GRAPHMEM_") or name in {"GRAPHMEM_CONFIG", "GRAPHMEM_HOME", "GRAPHMEM_HTTP_TOKEN"}:
             continue
         path = name.removeprefix("GRAPHMEM_").lower().split("__")
         node = values

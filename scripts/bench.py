@@ -145,7 +145,13 @@ def main() -> int:
                         help="search time vs other projects: 1/5/50 conversation-like projects "
                              "(scripts/retrieval_eval/scaling.py)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--fuzz", type=int, metavar="N", help="instead: fuzz every tool with N calls (fuzz_tools.py)")
     args = parser.parse_args()
+    if args.fuzz:
+        from fuzz_tools import run_fuzz
+
+        print(run_fuzz(args.fuzz).table())
+        return 0
     rows = bench_startup()  # --help wall time and serve's initialize latency, fresh processes
     rows += bench_store(args.store_count)
     _progress(rows)

@@ -6,7 +6,7 @@ import hashlib
 
 from hypothesis import strategies as st
 
-__all__ = ["content_spellings", "export_files", "small_graphs"]
+__all__ = ["content_spellings", "export_files", "private_blocks", "small_graphs"]
 
 
 @st.composite
@@ -137,3 +137,35 @@ def _relations(draw: st.DrawFn, ids: list[str]) -> list[dict[str, object]]:
              "evidence": draw(_OPTIONAL_TEXT), "meta": draw(_META), "created_at": draw(_MS),
              "judged_at": draw(st.none() | _MS)}
             for relation_id, (source, target, kind) in zip(relation_ids, triples, strict=True)]
+
+
+_INVISIBLES = st.sampled_from(["", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"])
+_OPENERS = st.sampled_from(["<", "&lt;", "&LT;", "&#60;", "&#x3c;", "\uff1c", "&amp;lt;"])
+_CLOSERS = st.sampled_from([">", "&gt;", "&#62;", "&#x3E;", "\uff1e", "&amp;gt;"])
+_GAPS = st.sampled_from(["", " ", "  ", "\t", "\u200b", " \u200b"])
+
+
+@st.composite
+def _tag_name(draw: st.DrawFn) -> str:
+    """``private`` in mixed case, fullwidth letters and zero-width characters between letters."""
+    letters = []
+    for plain in "private":
+        form = draw(st.sampled_from(["lower", "upper", "fullwidth", "fullwidth-upper"]))
+        base = plain.upper() if form.endswith("upper") else plain
+        if form.startswith("fullwidth"):
+            base = chr(ord(base) - (0x41 if base.isupper() else 0x61) + (0xFF21 if base.isupper() else 0xFF41))
+        letters.append(base)
+    return "".join(letter + (draw(_INVISIBLES) if i < 6 else "") for i, letter in enumerate(letters))
+
+
+@st.composite
+def private_blocks(draw: st.DrawFn, secret: str, *, closed: bool = True) -> str:
+    """A private block around ``secret`` in one of the spellings clients produce."""
+    opener, closer = draw(_OPENERS), draw(_CLOSERS)
+    attributes = draw(st.sampled_from(["", ' reason="k"', " reason='credentials' level=2", " x"]))
+    head = f"{opener}{draw(_GAPS)}{draw(_tag_name())}{attributes}{draw(_GAPS)}{closer}"
+    if not closed:
+        return f"{head}{secret}"
+    slash = draw(st.sampled_from(["/", "\uff0f"])) if closer == "\uff1e" else "/"
+    tail = f"{draw(_OPENERS)}{draw(_GAPS)}{slash}{draw(_GAPS)}{draw(_tag_name())}{draw(_GAPS)}{draw(_CLOSERS)}"
+    return f"{head}{secret}{tail}"

@@ -33,12 +33,14 @@ def cmd_serve(args: argparse.Namespace) -> None:
     """Run the MCP server (stdio by default, or streamable HTTP)."""
     settings = settings_for(args)
     from graphmem.server import build_server  # after the store check: a wrong path fails before mcp loads
+    from graphmem.server.http_security import serve_http
+    from graphmem.server.stdio_guard import serve_stdio
 
-    server = build_server(settings, tools=args.tools)
     if args.transport == "stdio":
-        server.run("stdio")
-    else:
-        server.run("streamable-http", host=args.host, port=args.port)
+        serve_stdio(build_server(settings, tools=args.tools))
+    else:  # the bind address and token are checked before the server is built
+        serve_http(lambda: build_server(settings, tools=args.tools), settings.http, args.host, args.port,
+                   allow_remote=args.allow_remote)
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
@@ -61,5 +63,7 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--allow-remote", action="store_true",
+                       help="allow a non-loopback --host (also needs GRAPHMEM_HTTP_TOKEN; docs/security.md)")
     serve.add_argument("--tools", choices=["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"],
                        help="tool profile (default: GRAPHMEM_TOOLS, else core); see docs/tools.md")

@@ -126,6 +126,8 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
+    # A hard delete must not leave the deleted text readable in freed pages (docs/security.md).
+    cursor.execute("PRAGMA secure_delete=ON")
     cursor.execute(f"PRAGMA busy_timeout={WRITE_WAIT_S * 1000}")
     cursor.close()
     # graphmem emits BEGIN itself (below), SQLAlchemy's documented recipe: the driver's own

@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 
 from graphmem.core.values import Memory, Relation
 from graphmem.errors import ConflictError, NotFound
+from graphmem.store import purge
 from graphmem.store.convert import memory_from_row, relation_from_row
 from graphmem.store.repository import MemoryDraft, StoredBatch, _chunks, insert_memories
 from graphmem.store.tables import ConceptRow, MemoryRow, MentionRow, RelationRow
@@ -117,6 +118,8 @@ def delete_memories(session: Session, ids: Sequence[str]) -> int:
     for chunk in _chunks(sorted(concepts)):
         session.execute(update(concept_table).where(concept_table.c.seq.in_(list(chunk)))
                         .values(df=live_df))
+    purge.drop_unused_concepts(session, concepts)  # their names are often words of the deleted text
+    purge.optimize_fulltext(session)
     return len(seqs)
 
 

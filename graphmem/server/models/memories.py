@@ -20,6 +20,7 @@ class StoreOut(Out):
     project: str | None = optional()
     topic_key: str | None = optional()
     superseded: list[str] = optional([], "ids this store replaced (same topic key)")
+    redacted: dict[str, int] = optional({}, "secrets replaced by [REDACTED:kind], by kind (never the value)")
 
 
 class MemoryOut(Out):

@@ -13,6 +13,7 @@ from graphmem.errors import InvalidInput
 from graphmem.service.export.memory_file import is_memory_file_record, memory_file_problem
 from graphmem.service.export.record_checks import record_problem
 from graphmem.service.unit_of_work import UnitOfWork
+from graphmem.service.validation import META_MAX_DEPTH, check_json
 from graphmem.store import transfer
 from graphmem.store.changes import FACTS, MEMORIES, RELATIONS
 from graphmem.store.tables import SCHEMA_VERSION
@@ -47,6 +48,14 @@ class ParsedImport:
     memory_file: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (line, record)
 
 
+# A record wraps meta in at most a few levels (record → meta, or memory-file entity → observations).
+_RECORD_NESTING = 3
+
+
+def _refuse_constant(name: str) -> None:
+    raise InvalidInput(f"{name} is not a JSON number (NaN and Infinity are refused)")
+
+
 def parse_import_lines(lines: Iterable[str]) -> ParsedImport:
     """Parse and check every line; collect every bad line (with its number) before failing."""
     parsed = ParsedImport()
@@ -55,9 +64,17 @@ def parse_import_lines(lines: Iterable[str]) -> ParsedImport:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, parse_constant=_refuse_constant)
+            # Depth, finite numbers and valid Unicode here; each field's size is checked by its record kind.
+            check_json("record", record, META_MAX_DEPTH + _RECORD_NESTING, max_chars=len(line))
         except json.JSONDecodeError as error:
             errors.append(f"line {number}: not JSON ({error.msg})")
+            continue
+        except RecursionError:  # deeper than the JSON parser's own stack: refused, never a traceback
+            errors.append(f"line {number}: nested deeper than {META_MAX_DEPTH + _RECORD_NESTING} levels")
+            continue
+        except InvalidInput as error:
+            errors.append(f"line {number}: {error}")
             continue
         problem = _classify(record, parsed, number)
         if problem:

@@ -19,7 +19,7 @@ from graphmem.errors import InvalidInput
 from graphmem.service.lifecycle.decay_scores import MS_PER_HOUR
 from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
 from graphmem.service.validation import check_choice, check_count, check_kind, check_range, check_strings
-from graphmem.store import lifecycle_store
+from graphmem.store import lifecycle_store, purge
 from graphmem.store.convert import from_ms
 from graphmem.store.lifecycle_store import LifeRow
 
@@ -104,6 +104,7 @@ def _apply(lifecycle: LifecycleService, ids: list[str], mode: str, dry_run: bool
         # The projection only ever appends nodes, so a hard delete rebuilds it from the rows, in this
         # process and in every other (a rare, explicit admin action; recall itself never reloads).
         write.rewrote("delete")
+    purge.checkpoint(lifecycle.uow.engine)  # after the commit: the WAL held the deleted pages
 
 
 def _verb(mode: str, dry_run: bool) -> str:

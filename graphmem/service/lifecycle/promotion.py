@@ -131,7 +131,7 @@ def _apply(lifecycle: LifecycleService, memories: Sequence[Memory], paths: dict[
         # Runs inside the transaction: if a note cannot be written, nothing is promoted.
         notes = [(paths[m.id], render_note(m, _concepts(lifecycle, m.id), stamp))
                  for m in updated if m.id in paths]
-        write_notes(notes)
+        write_notes(Path(lifecycle.settings.lifecycle.vault_path or ".").expanduser().resolve(), notes)
 
     lifecycle._update(changes, write if paths else None)
 

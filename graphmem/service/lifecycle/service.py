@@ -23,6 +23,7 @@ from graphmem.service.memories.reads import resolve
 from graphmem.service.metrics import MetricsRecorder, measured
 from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.recall.results import SearchResult
+from graphmem.service.scrub import scrub_text
 from graphmem.service.sessions.attach import attach_sessions
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_strings, check_text
@@ -87,7 +88,7 @@ class LifecycleService:
         successor = self._one(superseded_by).id if superseded_by else None
         if successor == memory.id:
             raise InvalidInput("a memory cannot be superseded by itself")
-        reason = check_text("reason", reason, 1_000)
+        reason = scrub_text("reason", reason, 1_000)
         now = self.now_ms()
         meta = {**memory.meta, "forgotten_at": now, **({"forget_reason": reason} if reason else {})}
         valid_to = now if memory.valid_to is None else min(to_ms(memory.valid_to), now)
@@ -138,7 +139,7 @@ class LifecycleService:
         """A new version linked to the original by a judged ``supersedes``; the original is closed,
         not lost."""
         original = self._one(memory_id)
-        reason = check_text("reason", reason, 1_000)
+        reason = scrub_text("reason", reason, 1_000)
         observation = validate_observation(
             self.settings.limits, content=content, kind=kind or original.kind, project=original.project,
             topic_key=original.topic_key, tags=original.tags if tags is None else tags,

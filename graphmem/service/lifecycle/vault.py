@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from graphmem.core.values import Memory
-from graphmem.errors import InvalidInput, StorageError
+from graphmem.errors import InvalidInput
+from graphmem.service.safe_files import check_path_text, write_confined
 
 __all__ = ["note_path", "render_note", "vault_folder", "write_notes"]
 
@@ -24,12 +25,14 @@ def vault_folder(vault_path: str | None, folder: str) -> tuple[Path, Path]:
     """The vault root and the folder notes go to, both resolved; refuse a folder outside the vault."""
     if not vault_path:
         raise InvalidInput("export to a vault needs lifecycle.vault_path (GRAPHMEM_LIFECYCLE__VAULT_PATH)")
+    check_path_text("vault_path", vault_path)
+    check_path_text("folder", folder)
     root = Path(vault_path).expanduser().resolve()
     if not root.is_dir():
         raise InvalidInput(f"vault {root} is not an existing directory")
     target = (root / folder).resolve()
     if Path(folder).is_absolute() or not target.is_relative_to(root):
-        raise InvalidInput(f"vault folder {folder!r} resolves to {target}, outside the vault {root}; refused")
+        raise InvalidInput(f"vault folder {folder[:100]!r} resolves to {target}, outside the vault {root}; refused")
     return root, target
 
 
@@ -65,16 +68,15 @@ def render_note(memory: Memory, concepts: Sequence[str], promoted_at: str) -> st
     return "\n".join(lines)
 
 
-def write_notes(notes: Sequence[tuple[Path, str]]) -> list[Path]:
-    """Write every note or none: on a failure the notes already written are removed."""
+def write_notes(root: Path, notes: Sequence[tuple[Path, str]]) -> list[Path]:
+    """Write every note or none, never through a link (safe_files); on a failure the notes already
+    written are removed."""
     written: list[Path] = []
     try:
         for path, text in notes:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            written.append(path)
-    except OSError as error:
+            written.append(write_confined(root, path.relative_to(root), text))
+    except Exception:
         for path in written:
             path.unlink(missing_ok=True)
-        raise StorageError(f"could not write vault note: {error}") from error
+        raise
     return written

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from graphmem.core.capture import parse_capture
 from graphmem.service.memories.results import CapturedItem, CaptureResult, SkippedLine
 from graphmem.service.memories.writes import MemoryWrites
+from graphmem.service.scrub import Scrubber
 from graphmem.service.unit_of_work import UnitOfWork
-from graphmem.service.validation import check_strings, check_text
 
 __all__ = ["CaptureService"]
 
@@ -30,8 +30,9 @@ class CaptureService:
                  tags: Sequence[str] | None = None, source: str | None = "capture",
                  dry_run: bool = False) -> CaptureResult:
         """Store every item under a capture heading; report the items skipped and why."""
-        content = check_text("content", content, _MAX_NOTE_CHARS, required=True) or ""
-        tags = check_strings("tags", tags, self.uow.settings.limits.max_tags,
+        scrub = Scrubber()  # before the capture is parsed: private blocks out, secrets replaced
+        content = scrub.text("content", content, _MAX_NOTE_CHARS, required=True) or ""
+        tags = scrub.strings("tags", tags, self.uow.settings.limits.max_tags,
                              self.uow.settings.limits.max_tag_chars)
         parsed = parse_capture(content)
         skipped = tuple(SkippedLine(s.line, s.text, s.reason) for s in parsed.skipped)

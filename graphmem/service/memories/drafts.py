@@ -8,16 +8,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from graphmem.errors import InvalidInput
+from graphmem.core.redaction import mask_placeholders
 from graphmem.ids import new_id
-from graphmem.service.validation import (
-    check_kind,
-    check_strings,
-    check_text,
-    normalize_content,
-    parse_instant,
-    strip_private,
-)
+from graphmem.service.scrub import Scrubber
+from graphmem.service.validation import check_kind, check_text, normalize_content, parse_instant
 from graphmem.settings import LimitSettings
 from graphmem.store.convert import to_ms
 from graphmem.store.repository import MemoryDraft
@@ -50,6 +44,7 @@ class Observation:
     created_at: datetime | None = None
     id: str | None = None
     parent_id: str | None = None
+    redacted: Mapping[str, int] = field(default_factory=dict)  # secret kind → count replaced
 
 
 def validate_observation(limits: LimitSettings, *, content: Any, kind: str = "note", project: Any = None,
@@ -57,37 +52,33 @@ def validate_observation(limits: LimitSettings, *, content: Any, kind: str = "no
                          source: Any = None, context: Any = None, meta: Any = None, session_id: Any = None,
                          review_after: Any = None, valid_from: Any = None, created_at: Any = None,
                          parent_id: Any = None) -> Observation:
-    """Check every field at the boundary; raise InvalidInput naming the first bad one."""
-    text = check_text("content", content, limits.max_content_chars, required=True) or ""
-    text = strip_private(text).strip()
-    if not text:
-        raise InvalidInput("content is empty once <private> blocks are removed")
-    if meta is not None and not isinstance(meta, Mapping):
-        raise InvalidInput("meta must be an object")
+    """Check every field at the boundary; raise InvalidInput naming the first bad one.
+
+    Every text field loses its ``<private>`` blocks and secrets before anything parses it.
+    """
+    scrub = Scrubber()
+    text = scrub.text("content", content, limits.max_content_chars, required=True) or ""
     return Observation(
         content=text, kind=check_kind(kind),
-        project=check_text("project", project, 200) or None,
-        topic_key=check_text("topic_key", topic_key, 300) or None,
-        tags=check_strings("tags", tags, limits.max_tags, limits.max_tag_chars),
-        entities=check_strings("entities", entities, limits.max_entities, 200),
-        source=_private_free(check_text("source", source, limits.max_source_chars)),
-        context=_private_free(check_text("context", context, limits.max_context_chars)),
-        meta=dict(meta or {}), session_id=check_text("session_id", session_id, 200) or None,
+        project=scrub.text("project", project, 200),
+        topic_key=scrub.text("topic_key", topic_key, 300),
+        tags=scrub.strings("tags", tags, limits.max_tags, limits.max_tag_chars),
+        entities=scrub.strings("entities", entities, limits.max_entities, 200),
+        source=scrub.text("source", source, limits.max_source_chars),
+        context=scrub.text("context", context, limits.max_context_chars),
+        meta=scrub.meta("meta", meta), session_id=check_text("session_id", session_id, 200) or None,
         review_after=parse_instant("review_after", review_after),
         valid_from=parse_instant("valid_from", valid_from),
         created_at=parse_instant("created_at", created_at),
         parent_id=check_text("parent_id", parent_id, 200) or None,
+        redacted=scrub.redacted,
     )
-
-
-def _private_free(value: str | None) -> str | None:
-    """Free text beside the content is stored too, so it loses its private blocks the same way."""
-    return None if value is None else strip_private(value).strip() or None
 
 
 def build_drafts(extractor: ConceptExtractor, observations: Sequence[Observation]) -> list[MemoryDraft]:
     """Parse every observation once (batched through spaCy) and build its insert draft."""
-    parsed = extractor.parse_many([obs.content for obs in observations])
+    # Placeholders are blanked (same length, spans stay valid) so they never become concepts.
+    parsed = extractor.parse_many([mask_placeholders(obs.content) for obs in observations])
     now = datetime.now(UTC)
     return [_draft(obs, doc, now) for obs, doc in zip(observations, parsed, strict=True)]
 
@@ -97,7 +88,7 @@ def _draft(obs: Observation, doc: ParsedObservation, now: datetime) -> MemoryDra
     valid_from = obs.valid_from or created
     mentions = {m.key: (m.key, m.kind, m.weight, m.count) for m in doc.mentions if m.key}
     for entity in obs.entities:
-        key = normalize_key(entity)
+        key = normalize_key(mask_placeholders(entity))
         if key:
             mentions.setdefault(key, (key, "entity", 1.0, 1))
     pairs = _salient_pairs(doc)

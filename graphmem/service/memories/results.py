@@ -27,6 +27,7 @@ class StoreResult:
     project: str | None = None
     topic_key: str | None = None
     superseded: tuple[str, ...] = ()
+    redacted: dict[str, int] = field(default_factory=dict)  # secret kind → count replaced, never the value
 
 
 @dataclass(frozen=True, slots=True)

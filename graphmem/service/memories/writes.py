@@ -89,5 +89,5 @@ def _store_results(observations: Sequence[Observation], drafts: Sequence[MemoryD
                    batch: StoredBatch) -> list[StoreResult]:
     return [StoreResult(id=memory_id, kind=obs.kind, duplicate=duplicate,
                         concepts=tuple(key for key, *_ in draft.mentions), project=obs.project,
-                        topic_key=obs.topic_key)
+                        topic_key=obs.topic_key, redacted=dict(obs.redacted))
             for obs, draft, (memory_id, duplicate) in zip(observations, drafts, batch.outcomes, strict=True)]

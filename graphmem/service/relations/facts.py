@@ -13,10 +13,12 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.core.facts import Fact, plan_new_fact
+from graphmem.core.redaction import mask_placeholders
 from graphmem.errors import ConflictError, InvalidInput, NotFound
 from graphmem.ids import new_id
 from graphmem.service.memories.reads import resolve
 from graphmem.service.relations.results import FactList, FactResult
+from graphmem.service.scrub import scrub_meta, scrub_text
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, check_range, check_text, parse_instant
 from graphmem.store import fact_store
@@ -33,9 +35,11 @@ _KEY_CHARS = 300
 
 def _key(name: str, value: Any) -> str:
     """A subject, predicate or object in concept-key form; empty or punctuation-only is refused."""
-    key = normalize_key(check_text(name, value, _KEY_CHARS, required=True) or "")
+    # Subjects and objects become concepts: a secret or a private block never does.
+    key = normalize_key(mask_placeholders(scrub_text(name, value, _KEY_CHARS, required=True) or ""))
     if not key:
-        raise InvalidInput(f"{name} {value!r} has nothing left once normalized (only punctuation?)")
+        raise InvalidInput(f"{name} has nothing left once normalized (only punctuation, a secret "
+                           "or a private block?)")
     return key
 
 
@@ -56,9 +60,8 @@ class FactService:
         s, p, o = _key("subject", subject), _key("predicate", predicate), _key("object", object)
         confidence = check_range("confidence", confidence, 0.0, 1.0)
         start = parse_instant("valid_from", valid_from) or from_ms(_now_ms())
-        reason = check_text("reason", reason, 2_000)
-        if meta is not None and not isinstance(meta, Mapping):
-            raise InvalidInput("meta must be an object")
+        reason = scrub_text("reason", reason, 2_000)
+        meta = scrub_meta("meta", meta)
         source_id = resolve(self.uow.repository, [source])[source] if source else None
         with self.uow.write() as write:
             result, batch = self._add_in(
@@ -99,7 +102,7 @@ class FactService:
         """Close a fact at ``at`` (default now); the past keeps it, state-at-t after ``at`` does not."""
         fact_id = check_text("fact_id", fact_id, 200, required=True) or ""
         end = parse_instant("at", at) or from_ms(_now_ms())
-        reason = check_text("reason", reason, 2_000)
+        reason = scrub_text("reason", reason, 2_000)
         with self.uow.write() as write:
             session = write.session
             fact = fact_store.get_fact(session, fact_id)

@@ -27,6 +27,7 @@ from graphmem.ids import new_id
 from graphmem.service.memories.reads import resolve
 from graphmem.service.relations.effects import RelationEffects, record_effects
 from graphmem.service.relations.results import PendingItem, PendingPage, RelationOutcome, brief
+from graphmem.service.scrub import scrub_meta, scrub_text
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, check_kind, check_range, check_text
 from graphmem.store import relation_store
@@ -136,7 +137,7 @@ class RelationService:
 
     def ignore(self, relation_id: str, reason: str | None = None) -> RelationOutcome:
         """Dismiss a relation: it stops affecting recall and its pair is never proposed again."""
-        reason = check_text("reason", reason, _TEXT_LIMIT)
+        reason = scrub_text("reason", reason, _TEXT_LIMIT)
         now = _now()
         return self._locked(lambda session, effects: self._ignore_in(
             session, relation_id, reason, now, effects))
@@ -235,12 +236,10 @@ class _Judgment:
 
 def _checked_fields(confidence: float, reason: str | None, evidence: str | None,
                     meta: Mapping[str, Any] | None) -> dict[str, Any]:
-    if meta is not None and not isinstance(meta, Mapping):
-        raise InvalidInput("meta must be an object")
     return {"confidence": check_range("confidence", confidence, 0.0, 1.0),
-            "reason": check_text("reason", reason, _TEXT_LIMIT),
-            "evidence": check_text("evidence", evidence, _TEXT_LIMIT),
-            "meta": dict(meta) if meta else None}
+            "reason": scrub_text("reason", reason, _TEXT_LIMIT),
+            "evidence": scrub_text("evidence", evidence, _TEXT_LIMIT),
+            "meta": scrub_meta("meta", meta) or None}
 
 
 def _settling(session: Any, request: _WriteRequest) -> Relation | None:

@@ -17,14 +17,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from graphmem.core.relations import RELATION_TYPES
-from graphmem.errors import InvalidInput, NotFound
+from graphmem.errors import NotFound
 from graphmem.ids import new_id
 from graphmem.service.lifecycle.decay_scores import describe
 from graphmem.service.lifecycle.results import ConflictItem, PromptItem, SessionInfo, SessionReport, TimelineEntry
 from graphmem.service.metrics import measured
+from graphmem.service.scrub import scrub_text
 from graphmem.service.sessions.attach import live_or_new
 from graphmem.service.unit_of_work import UnitOfWork
-from graphmem.service.validation import check_count, check_text, strip_private
+from graphmem.service.validation import check_count
 from graphmem.store import session_store
 from graphmem.store.convert import from_ms
 from graphmem.store.session_store import PromptRecord, SessionRecord
@@ -90,10 +91,8 @@ class SessionService:
     def save_prompt(self, content: str, session_id: str | None = None, project: str | None = None,
                     client: str | None = None) -> SessionReport:
         """Keep the user's prompt for a session (the live one of ``project`` when no id is given)."""
-        text = strip_private(check_text("content", content, self.lifecycle.settings.limits.max_content_chars,
-                                        required=True) or "").strip()
-        if not text:
-            raise InvalidInput("content is empty once <private> blocks are removed")
+        text = scrub_text("content", content, self.lifecycle.settings.limits.max_content_chars,
+                          required=True) or ""
         now = self.lifecycle.now_ms()
         with self.uow.write() as write:
             if session_id is not None:
@@ -149,7 +148,7 @@ class SessionService:
 
 
 def _name(field: str, value: str | None) -> str | None:
-    return check_text(field, value, 200) or None
+    return scrub_text(field, value, 200)
 
 
 def _prompt(record: PromptRecord) -> PromptItem:

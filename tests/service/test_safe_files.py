@@ -1,0 +1,72 @@
+"""Confined writes: no link is followed (symbolic or hard), NUL bytes and escapes get readable errors."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from graphmem.errors import InvalidInput
+from graphmem.service.safe_files import write_confined
+from tests.conftest import WEBHOOK
+from tests.service.test_lifecycle import make, used_over_days
+
+
+def test_writes_text_atomically_and_creates_folders(tmp_path):
+    path = write_confined(tmp_path, "notes/deep/AGENTS.md", "hello\n")
+    assert path == tmp_path / "notes" / "deep" / "AGENTS.md" and path.read_text() == "hello\n"
+    write_confined(tmp_path, "notes/deep/AGENTS.md", "again\n")
+    assert path.read_text() == "again\n" and [p.name for p in path.parent.iterdir()] == ["AGENTS.md"]
+
+
+def test_a_hard_link_at_the_target_is_refused_and_the_outside_file_is_untouched(tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "secret.txt"
+    root.mkdir()
+    outside.write_text("keep me")
+    os.link(outside, root / "note.md")
+    with pytest.raises(InvalidInput, match="hard links"):
+        write_confined(root, "note.md", "overwrite")
+    assert outside.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("relative", ["note.md", "dir/note.md"])
+def test_symbolic_links_are_refused_for_files_and_folders(tmp_path, relative):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "note.md").write_text("keep me")
+    link = root / relative.split("/")[0]
+    link.symlink_to(outside / "note.md" if relative == "note.md" else outside)
+    with pytest.raises(InvalidInput, match="symbolic link"):
+        write_confined(root, relative, "overwrite")
+    assert (outside / "note.md").read_text() == "keep me"
+
+
+@pytest.mark.parametrize("relative", ["../x.md", "/etc/x.md", "a/../../x.md", "a\x00b.md"])
+def test_escapes_and_nul_bytes_are_refused_with_a_readable_error(tmp_path, relative):
+    with pytest.raises(InvalidInput, match=r"relative|'\.\.'|NUL"):
+        write_confined(tmp_path, relative, "x")
+
+
+def test_promote_refuses_a_hard_linked_note_and_promotes_nothing(tmp_path, extractor):
+    vault, outside = tmp_path / "vault", tmp_path / "passwd"
+    vault.mkdir()
+    outside.write_text("root:x:0:0")
+    service = make(tmp_path, extractor, lifecycle={"vault_path": str(vault)})
+    earned = used_over_days(service, WEBHOOK)
+    preview = service.lifecycle.promote(dry_run=True, export=True).items[0]
+    os.makedirs(os.path.dirname(preview.vault_path), exist_ok=True)
+    os.link(outside, preview.vault_path)
+    with pytest.raises(InvalidInput, match="hard links"):
+        service.lifecycle.promote(dry_run=False, export=True)
+    assert outside.read_text() == "root:x:0:0" and service.open([earned]).memories[0].status == "active"
+    service.close()
+
+
+def test_a_nul_byte_in_the_folder_is_a_readable_error(tmp_path, extractor):
+    (tmp_path / "vault").mkdir()
+    service = make(tmp_path, extractor, lifecycle={"vault_path": str(tmp_path / "vault")})
+    used_over_days(service, WEBHOOK)
+    with pytest.raises(InvalidInput, match="folder must not contain a NUL"):
+        service.lifecycle.promote(dry_run=False, export=True, folder="notes\x00evil")
+    service.close()
