@@ -28,6 +28,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(_HERE))
 
 import synthetic  # noqa: E402
+from concept_quality import concept_quality_rows  # noqa: E402
 
 from graphmem import MemoryService, Settings  # noqa: E402
 
@@ -141,6 +142,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     rows = bench_store(args.store_count)
+    rows += concept_quality_rows()
     _progress(rows)
     with tempfile.TemporaryDirectory() as scratch:
         rows += bench_latency(args.sizes, args.queries, Path(scratch))
