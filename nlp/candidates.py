@@ -28,6 +28,7 @@ _QUANTITY_WORDS = frozenset({
 _MAX_TITLE_TOKENS = 12  # a longer first line is a sentence that lacks its period, not a title
 _TITLE_BREAKERS = frozenset(".!?:;,")
 _ENUMERATION_RE = re.compile(r"\d+[.)]\s")
+_ACRONYM_PLURAL_RE = re.compile(r"[A-Z]{2,}s")
 
 
 def find_occurrences(
@@ -79,13 +80,18 @@ def find_occurrences(
 def _name_occurrences(view: DocView, names: Sequence[NameSpan]) -> list[Occurrence]:
     # Words inside names keep their surface form: "United States" must not become "unite state".
     for name in names:
+        if len(name.words) == 1:
+            continue  # a one-word name mid-sentence ("Deployments", "Secrets") is still a noun: keep its lemma
         for index in name.words:
-            if view.infos[index].cls is TokenClass.WORD:
-                view.term_keys[index] = view.infos[index].lower_key
+            info = view.infos[index]
+            if info.cls is TokenClass.WORD and not _ACRONYM_PLURAL_RE.fullmatch(info.text):
+                view.term_keys[index] = info.lower_key  # "DAGs" in "Daily DAGs" stays the plural of "dag"
     occurrences = []
     for name in names:
         surface = view.surface(name.first, name.last)
         key = normalize_key(surface)
+        if name.first == name.last:
+            key = view.term_keys[name.first]  # "QueueWriter" is "queue writer" in code and prose
         parts = tuple(dict.fromkeys(view.term_keys[index] for index in name.words))
         occurrences.append(
             Occurrence(
@@ -126,12 +132,13 @@ def _phrase_occurrence(view: DocView, words: tuple[int, ...]) -> Occurrence:
 def _token_occurrences(view: DocView, heads: set[int]) -> list[Occurrence]:
     """Terms, single-token identifiers and identifier parts, in one pass (the hot loop of every parse)."""
     occurrences = []
-    term_keys, starts, sentence_ids = view.term_keys, view.starts, view.sentences.ids
+    starts, sentence_ids = view.starts, view.sentences.ids
     for index, info in enumerate(view.infos):
         start, sentence = starts[index], sentence_ids[index]
         end = start + len(info.text)
-        if info.is_content:
-            term = Occurrence(term_keys[index], info.text, "term", start, end, sentence, index in heads)
+        if info.is_content and not info.is_participle:
+            # The word's own lemma, even inside a name: "Secrets" of "AWS Secrets Manager" is "secret".
+            term = Occurrence(info.key, info.text, "term", start, end, sentence, index in heads)
             occurrences.append(term)
         elif info.cls in _IDENTIFIER_CLASSES or (info.cls is TokenClass.DECIMAL and _is_version(view, index)):
             identifier = Occurrence(
@@ -139,7 +146,7 @@ def _token_occurrences(view: DocView, heads: set[int]) -> list[Occurrence]:
             )
             occurrences.append(identifier)
             phrase_key = _identifier_phrase(info.text, info.part_keys)
-            if phrase_key:
+            if phrase_key and phrase_key != info.key:
                 occurrences.append(Occurrence(phrase_key, info.text, "phrase", start, end, sentence,
                                               parts=info.part_keys))
             for key, surface, offset in info.parts:

@@ -10,8 +10,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from concept_quality import labelled_set, score_concepts
 
 # Just under what the extractor reaches (docs/retrieval.md, "Concept quality"); raise them when it improves.
-PRECISION_FLOOR = 0.49
-RECALL_FLOOR = 0.88
+PRECISION_FLOOR = 0.58
+RECALL_FLOOR = 0.90
 
 
 def test_the_labelled_set_has_at_least_150_texts_each_with_concepts() -> None:
