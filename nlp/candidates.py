@@ -58,6 +58,7 @@ def find_occurrences(
         Unmerged; :func:`nlp.salience.aggregate_mentions` merges them by key.
     """
     view.blocked = {index for match in multi_token for index in range(match.start, match.end)}
+    compound_modifiers = _hyphenated_participles(view)
     title_end = _title_line_end(view)
     names = [*find_names(view, leading_topic=title_end < 0), *model_names]
     occurrences = _name_occurrences(view, names)
@@ -69,7 +70,7 @@ def find_occurrences(
     for words in phrases:
         if (words[0], words[-1]) not in named_spans and not _cuts_a_name(words, name_of):
             occurrences.append(_phrase_occurrence(view, words))
-    occurrences.extend(_token_occurrences(view, heads))
+    occurrences.extend(occ for occ in _token_occurrences(view, heads) if occ.start not in compound_modifiers)
     for match in multi_token:
         occurrences.extend(_multi_token_occurrences(view, match))
     if title_end >= 0:
@@ -77,12 +78,32 @@ def find_occurrences(
     return occurrences
 
 
+def _is_plural_noun(view: DocView, index: int) -> bool:
+    """A one-word name that is a regular plural the tables know ("Deployments", "Secrets", "DAGs" in a
+    heading) is the noun, so it meets its singular instead of becoming a near-duplicate node."""
+    info = view.infos[index]
+    return info.key == info.lower_key[:-1] or bool(_ACRONYM_PLURAL_RE.fullmatch(info.text))
+
+
+def _hyphenated_participles(view: DocView) -> set[int]:
+    """Start offsets of participles closing a hyphenated modifier ("zebra-striped", "well-known").
+
+    The modifier is an adjective: its participle is no concept, and inside phrases it keeps its spelling, so
+    "zebra-striped rug" never yields "stripe", which would join it to Stripe the brand. Elsewhere "-ed" forms
+    keep their lemma term: in conversations they carry what happened ("painted", "adopted").
+    """
+    starts = set()
+    for index, info in enumerate(view.infos):
+        if info.is_participle and index > 1 and view.joined_by_hyphen(index - 1):
+            view.term_keys[index] = info.lower_key
+            starts.add(view.starts[index])
+    return starts
+
+
 def _name_occurrences(view: DocView, names: Sequence[NameSpan]) -> list[Occurrence]:
     # Words inside names keep their surface form: "United States" must not become "unite state".
     for name in names:
-        if len(name.words) == 1:
-            continue  # a one-word name mid-sentence ("Deployments", "Secrets") is still a noun: keep its lemma
-        for index in name.words:
+        for index in name.words if len(name.words) > 1 or not _is_plural_noun(view, name.first) else ():
             info = view.infos[index]
             if info.cls is TokenClass.WORD and not _ACRONYM_PLURAL_RE.fullmatch(info.text):
                 view.term_keys[index] = info.lower_key  # "DAGs" in "Daily DAGs" stays the plural of "dag"
@@ -90,7 +111,9 @@ def _name_occurrences(view: DocView, names: Sequence[NameSpan]) -> list[Occurren
     for name in names:
         surface = view.surface(name.first, name.last)
         key = normalize_key(surface)
-        if name.first == name.last:
+        if name.first == name.last and (
+            view.infos[name.first].cls is TokenClass.IDENTIFIER or _is_plural_noun(view, name.first)
+        ):
             key = view.term_keys[name.first]  # "QueueWriter" is "queue writer" in code and prose
         parts = tuple(dict.fromkeys(view.term_keys[index] for index in name.words))
         occurrences.append(
@@ -132,13 +155,17 @@ def _phrase_occurrence(view: DocView, words: tuple[int, ...]) -> Occurrence:
 def _token_occurrences(view: DocView, heads: set[int]) -> list[Occurrence]:
     """Terms, single-token identifiers and identifier parts, in one pass (the hot loop of every parse)."""
     occurrences = []
-    starts, sentence_ids = view.starts, view.sentences.ids
+    term_keys, starts, sentence_ids = view.term_keys, view.starts, view.sentences.ids
     for index, info in enumerate(view.infos):
         start, sentence = starts[index], sentence_ids[index]
         end = start + len(info.text)
         if info.is_content and not info.is_participle:
-            # The word's own lemma, even inside a name: "Secrets" of "AWS Secrets Manager" is "secret".
-            term = Occurrence(info.key, info.text, "term", start, end, sentence, index in heads)
+            term_key = term_keys[index]
+            if term_key != info.key and info.key == term_key[:-1]:
+                # A plural inside a longer name is still the noun: "Secrets" of "AWS Secrets Manager" is
+                # "secret" (the name itself keeps its spelling; a one-word name such as "Wales" is untouched).
+                term_key = info.key
+            term = Occurrence(term_key, info.text, "term", start, end, sentence, index in heads)
             occurrences.append(term)
         elif info.cls in _IDENTIFIER_CLASSES or (info.cls is TokenClass.DECIMAL and _is_version(view, index)):
             identifier = Occurrence(

@@ -47,7 +47,7 @@ class TokenInfo(NamedTuple):
     parts: tuple[Part, ...]
     part_keys: tuple[str, ...]
     boundary: int  # CONTENT for words, numbers and identifiers; else SEPARATOR or SENTENCE_END
-    is_participle: bool = False  # an "-ed" verb form: may modify a phrase, never a concept on its own
+    is_participle: bool = False  # an "-ed" verb form ("added", "striped")
 
 
 class TokenInfoCache:
@@ -103,10 +103,7 @@ class TokenInfoCache:
             key = self.word_key(lower)
             is_content = len(key) > 1 and not self.is_stop(lower) and not self.is_stop(key)
             participle = is_content and self._lexicon.is_participle(lower, key)
-            if participle:
-                # "zebra-striped rug" keeps "striped": the lemma "stripe" would join it to Stripe the brand.
-                key = lower_key
-            elif is_content and self._lexicon.is_verb(lower, key):
+            if is_content and not participle and self._lexicon.is_verb(lower, key):
                 is_content = False
             return TokenInfo(
                 text, cls, key, lower_key, is_content, text[0].isupper(), (), (), CONTENT, participle
