@@ -58,7 +58,7 @@ def find_occurrences(
         Unmerged; :func:`nlp.salience.aggregate_mentions` merges them by key.
     """
     view.blocked = {index for match in multi_token for index in range(match.start, match.end)}
-    compound_modifiers = _hyphenated_participles(view)
+    _keep_hyphenated_participles(view)
     title_end = _title_line_end(view)
     names = [*find_names(view, leading_topic=title_end < 0), *model_names]
     occurrences = _name_occurrences(view, names)
@@ -70,7 +70,7 @@ def find_occurrences(
     for words in phrases:
         if (words[0], words[-1]) not in named_spans and not _cuts_a_name(words, name_of):
             occurrences.append(_phrase_occurrence(view, words))
-    occurrences.extend(occ for occ in _token_occurrences(view, heads) if occ.start not in compound_modifiers)
+    occurrences.extend(_token_occurrences(view, heads))
     for match in multi_token:
         occurrences.extend(_multi_token_occurrences(view, match))
     if title_end >= 0:
@@ -85,19 +85,15 @@ def _is_plural_noun(view: DocView, index: int) -> bool:
     return info.key == info.lower_key[:-1] or bool(_ACRONYM_PLURAL_RE.fullmatch(info.text))
 
 
-def _hyphenated_participles(view: DocView) -> set[int]:
-    """Start offsets of participles closing a hyphenated modifier ("zebra-striped", "well-known").
+def _keep_hyphenated_participles(view: DocView) -> None:
+    """A participle closing a hyphenated modifier ("zebra-striped", "London-based") keeps its spelling.
 
-    The modifier is an adjective: its participle is no concept, and inside phrases it keeps its spelling, so
-    "zebra-striped rug" never yields "stripe", which would join it to Stripe the brand. Elsewhere "-ed" forms
-    keep their lemma term: in conversations they carry what happened ("painted", "adopted").
+    The modifier is an adjective, and the lemma would turn "zebra-striped rug" into "stripe", which joins it to
+    Stripe the brand. It stays a term: dropping it cost 0.005 R@5 on HotpotQA ("London-based").
     """
-    starts = set()
     for index, info in enumerate(view.infos):
         if info.is_participle and index > 1 and view.joined_by_hyphen(index - 1):
             view.term_keys[index] = info.lower_key
-            starts.add(view.starts[index])
-    return starts
 
 
 def _name_occurrences(view: DocView, names: Sequence[NameSpan]) -> list[Occurrence]:
@@ -159,9 +155,9 @@ def _token_occurrences(view: DocView, heads: set[int]) -> list[Occurrence]:
     for index, info in enumerate(view.infos):
         start, sentence = starts[index], sentence_ids[index]
         end = start + len(info.text)
-        if info.is_content and not info.is_participle:
+        if info.is_content:
             term_key = term_keys[index]
-            if term_key != info.key and info.key == term_key[:-1]:
+            if term_key != info.key and term_key.endswith("s") and info.key == term_key[:-1]:
                 # A plural inside a longer name is still the noun: "Secrets" of "AWS Secrets Manager" is
                 # "secret" (the name itself keeps its spelling; a one-word name such as "Wales" is untouched).
                 term_key = info.key
