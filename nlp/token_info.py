@@ -12,7 +12,7 @@ from typing import NamedTuple
 from spacy.strings import StringStore
 
 from nlp.identifiers import TokenClass, classify_token, identifier_pieces, is_brand_case, url_host
-from nlp.lexicon import Lexicon
+from nlp.lexicon import GENERIC_VERBS, Lexicon
 from nlp.normalize import normalize_key
 
 __all__ = ["CONTENT", "SENTENCE_END", "SEPARATOR", "Part", "TokenInfo", "TokenInfoCache"]
@@ -103,7 +103,8 @@ class TokenInfoCache:
             key = self.word_key(lower)
             is_content = len(key) > 1 and not self.is_stop(lower) and not self.is_stop(key)
             participle = is_content and self._lexicon.is_participle(lower, key)
-            if is_content and not participle and self._lexicon.is_verb(lower, key):
+            # A light verb is no concept in any form ("added"); other participles stay terms ("painted").
+            if is_content and (key in GENERIC_VERBS or (not participle and self._lexicon.is_verb(lower, key))):
                 is_content = False
             return TokenInfo(
                 text, cls, key, lower_key, is_content, text[0].isupper(), (), (), CONTENT, participle
