@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from concept_quality import labelled_set, score_concepts
 
 # Just under what the extractor reaches (docs/retrieval.md, "Concept quality"); raise them when it improves.
-PRECISION_FLOOR = 0.55
+PRECISION_FLOOR = 0.58
 RECALL_FLOOR = 0.90
 
 
