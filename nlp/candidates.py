@@ -28,6 +28,7 @@ _QUANTITY_WORDS = frozenset({
 _MAX_TITLE_TOKENS = 12  # a longer first line is a sentence that lacks its period, not a title
 _TITLE_BREAKERS = frozenset(".!?:;,")
 _ENUMERATION_RE = re.compile(r"\d+[.)]\s")
+_ACRONYM_PLURAL_RE = re.compile(r"[A-Z]{2,}s")
 
 
 def find_occurrences(
@@ -57,6 +58,7 @@ def find_occurrences(
         Unmerged; :func:`nlp.salience.aggregate_mentions` merges them by key.
     """
     view.blocked = {index for match in multi_token for index in range(match.start, match.end)}
+    _keep_hyphenated_participles(view)
     title_end = _title_line_end(view)
     names = [*find_names(view, leading_topic=title_end < 0), *model_names]
     occurrences = _name_occurrences(view, names)
@@ -76,16 +78,39 @@ def find_occurrences(
     return occurrences
 
 
+def _is_plural_noun(view: DocView, index: int) -> bool:
+    """A one-word name that is a regular plural the tables know ("Deployments", "Secrets", "DAGs" in a
+    heading) is the noun, so it meets its singular instead of becoming a near-duplicate node."""
+    info = view.infos[index]
+    return info.key == info.lower_key[:-1] or bool(_ACRONYM_PLURAL_RE.fullmatch(info.text))
+
+
+def _keep_hyphenated_participles(view: DocView) -> None:
+    """A participle closing a hyphenated modifier ("zebra-striped", "London-based") keeps its spelling.
+
+    The modifier is an adjective, and the lemma would turn "zebra-striped rug" into "stripe", which joins it to
+    Stripe the brand.
+    """
+    for index, info in enumerate(view.infos):
+        if info.is_participle and index > 1 and view.joined_by_hyphen(index - 1):
+            view.term_keys[index] = info.lower_key
+
+
 def _name_occurrences(view: DocView, names: Sequence[NameSpan]) -> list[Occurrence]:
     # Words inside names keep their surface form: "United States" must not become "unite state".
     for name in names:
-        for index in name.words:
-            if view.infos[index].cls is TokenClass.WORD:
-                view.term_keys[index] = view.infos[index].lower_key
+        for index in name.words if len(name.words) > 1 or not _is_plural_noun(view, name.first) else ():
+            info = view.infos[index]
+            if info.cls is TokenClass.WORD and not _ACRONYM_PLURAL_RE.fullmatch(info.text):
+                view.term_keys[index] = info.lower_key  # "DAGs" in "Daily DAGs" stays the plural of "dag"
     occurrences = []
     for name in names:
         surface = view.surface(name.first, name.last)
         key = normalize_key(surface)
+        if name.first == name.last and (
+            view.infos[name.first].cls is TokenClass.IDENTIFIER or _is_plural_noun(view, name.first)
+        ):
+            key = view.term_keys[name.first]  # "QueueWriter" is "queue writer" in code and prose
         parts = tuple(dict.fromkeys(view.term_keys[index] for index in name.words))
         occurrences.append(
             Occurrence(
@@ -130,8 +155,13 @@ def _token_occurrences(view: DocView, heads: set[int]) -> list[Occurrence]:
     for index, info in enumerate(view.infos):
         start, sentence = starts[index], sentence_ids[index]
         end = start + len(info.text)
-        if info.is_content:
-            term = Occurrence(term_keys[index], info.text, "term", start, end, sentence, index in heads)
+        if info.is_content and not info.is_participle:  # "-ed" forms modify phrases; no concept alone
+            term_key = term_keys[index]
+            if term_key != info.key and term_key.endswith("s") and info.key == term_key[:-1]:
+                # A plural inside a longer name is still the noun: "Secrets" of "AWS Secrets Manager" is
+                # "secret" (the name itself keeps its spelling; a one-word name such as "Wales" is untouched).
+                term_key = info.key
+            term = Occurrence(term_key, info.text, "term", start, end, sentence, index in heads)
             occurrences.append(term)
         elif info.cls in _IDENTIFIER_CLASSES or (info.cls is TokenClass.DECIMAL and _is_version(view, index)):
             identifier = Occurrence(
@@ -139,7 +169,7 @@ def _token_occurrences(view: DocView, heads: set[int]) -> list[Occurrence]:
             )
             occurrences.append(identifier)
             phrase_key = _identifier_phrase(info.text, info.part_keys)
-            if phrase_key:
+            if phrase_key and phrase_key != info.key:
                 occurrences.append(Occurrence(phrase_key, info.text, "phrase", start, end, sentence,
                                               parts=info.part_keys))
             for key, surface, offset in info.parts:

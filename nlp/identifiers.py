@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from enum import IntEnum
 
-__all__ = ["IDENTIFIER_RE", "TokenClass", "classify_token", "identifier_pieces", "url_host"]
+__all__ = ["IDENTIFIER_RE", "TokenClass", "classify_token", "identifier_pieces", "is_brand_case", "url_host"]
 
 _SEG = r"[\w@+~-]+(?:\.[\w@+~-]+)*"  # a path segment; never ends in "." so "see main.py." loses its period
 _ROOT = r"(?:[A-Za-z]:[\\/]|\\\\|~/|\.\.?/|/)"
@@ -45,9 +45,10 @@ _IDENTIFIER_PATTERNS = (
 )
 IDENTIFIER_RE = re.compile("|".join(f"(?:{pattern})" for pattern in _IDENTIFIER_PATTERNS))
 
-# Numbers, including ordinals and measurements ("1st", "100ms", "2GB"), which name no concept.
+# Numbers, including ordinals, measurements ("1st", "100ms", "2GB") and approximations ("~200"; a tilde version
+# has dots: "~1.2"), which name no concept.
 _NUMBER_RE = re.compile(
-    r"[+-]?\d[\d,_]*(?:\.\d+)?%?|\d+(?:\.\d+)?(?:st|nd|rd|th|x|k|m|b|ms|s|h|min|kb|mb|gb|tb|px|em|rem)",
+    r"~\d+|[+-]?\d[\d,_]*(?:\.\d+)?%?|\d+(?:\.\d+)?(?:st|nd|rd|th|x|k|m|b|ms|s|h|min|kb|mb|gb|tb|px|em|rem)",
     re.IGNORECASE,
 )
 _DECIMAL_RE = re.compile(r"\d+\.\d+")
@@ -146,6 +147,38 @@ def identifier_pieces(text: str) -> list[tuple[str, int]]:
         return [(match.group(), match.start()) for match in _ASCII_PIECE_RE.finditer(text)]
     # Camel-case rules are ASCII-only; for other scripts split at punctuation and underscores only.
     return [(match.group(), match.start()) for match in _UNICODE_PIECE_RE.finditer(text)]
+
+
+# Product names written in camel case for branding, whose halves are English words, so no shape tells them from
+# a compound code name ("PaymentIntent"); the acronym shapes (SQLite, GraphQL, iOS) need no list.
+# fmt: off
+_BRAND_NAMES = frozenset({
+    "javascript", "typescript", "coffeescript", "github", "gitlab", "bitbucket", "opensearch", "tanstack",
+    "pgbouncer", "youtube", "linkedin", "macbook", "wordpress", "powershell", "clickhouse", "playstation",
+    "paypal", "dropbox", "airbnb", "openai", "chatgpt", "pagerduty", "datadog", "testflight", "firebase",
+    "cloudflare", "cloudfront", "fastlane", "webpack", "devtools", "homebrew",
+})
+# fmt: on
+_LETTER_PIECE_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+
+
+def is_brand_case(text: str) -> bool:
+    """Whether a camel-case token is one name rather than words joined in code.
+
+    A name has at most two letter pieces and one of them is an acronym or a single letter (PostgreSQL,
+    SQLite, GraphQL, DynamoDB, iOS, macOS, OAuth, UUIDv7), or it is a known brand (JavaScript, GitHub).
+
+    Examples
+    --------
+    >>> [is_brand_case(t) for t in ["SQLite", "UUIDv7", "macOS", "OAuth", "JavaScript", "QueueWriter"]]
+    [True, True, True, True, True, False]
+    """
+    if not text.isascii() or not text.isalnum():
+        return False
+    if text.lower() in _BRAND_NAMES:
+        return True
+    pieces = _LETTER_PIECE_RE.findall(text)
+    return len(pieces) == 2 and any(len(p) == 1 or p.isupper() for p in pieces) and not text.isupper()
 
 
 def url_host(url: str) -> str:

@@ -87,8 +87,7 @@ def sub_phrases(run: tuple[int, ...], max_words: int) -> list[tuple[int, ...]]:
 
 
 def _is_participle(view: DocView, index: int) -> bool:
-    info = view.infos[index]
-    return info.lower_key.endswith("ed") and info.key != info.lower_key
+    return view.infos[index].is_participle
 
 
 def _is_verb_like(view: DocView, index: int) -> bool:

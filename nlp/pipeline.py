@@ -106,7 +106,7 @@ class ConceptExtractor:
     >>> [m.key for m in parsed.mentions if m.kind == "phrase"]
     ['webhook handler', 'idempotency key']
     >>> extractor.parse("Run npm run build:worker first.").keys()[:3]
-    ('run', 'npm run build:worker', 'npm')
+    ('npm run build:worker', 'npm', 'build:worker')
     """
 
     def __init__(self, model: str = BLANK_MODEL, *, max_phrase_words: int = 4) -> None:
@@ -176,8 +176,8 @@ class ConceptExtractor:
 
         Examples
         --------
-        >>> dict(ConceptExtractor().query_keys("build_worker webhooks"))["build_worker"]
-        ('build_worker', 'build worker', 'build', 'worker')
+        >>> dict(ConceptExtractor().query_keys("build_worker webhooks"))["build worker"]
+        ('build worker', 'build_worker', 'build', 'worker')
         """
         parsed = self.parse(text)
         parts = {mention.key: mention.parts for mention in parsed.mentions}

@@ -11,13 +11,15 @@ from typing import NamedTuple
 
 from spacy.strings import StringStore
 
-from nlp.identifiers import TokenClass, classify_token, identifier_pieces, url_host
-from nlp.lexicon import Lexicon
+from nlp.identifiers import TokenClass, classify_token, identifier_pieces, is_brand_case, url_host
+from nlp.lexicon import GENERIC_VERBS, Lexicon
 from nlp.normalize import normalize_key
 
 __all__ = ["CONTENT", "SENTENCE_END", "SEPARATOR", "Part", "TokenInfo", "TokenInfoCache"]
 
 _PATH_SEPARATOR_RE = re.compile(r"[/\\]")
+# One word behind path, extension, prefix or flag punctuation: "/healthz", ".yaml", "fct_", "--release", "-Xmx".
+_SIGIL_WORD_RE = re.compile(r"/[A-Za-z]\w*|\.[A-Za-z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_|--?[A-Za-z][A-Za-z0-9]+")
 _FINAL_CHARS = frozenset(".!?…。！？")
 
 CONTENT = 0
@@ -45,6 +47,7 @@ class TokenInfo(NamedTuple):
     parts: tuple[Part, ...]
     part_keys: tuple[str, ...]
     boundary: int  # CONTENT for words, numbers and identifiers; else SEPARATOR or SENTENCE_END
+    is_participle: bool = False  # an "-ed" verb form ("added", "striped")
 
 
 class TokenInfoCache:
@@ -99,15 +102,31 @@ class TokenInfoCache:
             lower = text.lower()
             key = self.word_key(lower)
             is_content = len(key) > 1 and not self.is_stop(lower) and not self.is_stop(key)
-            return TokenInfo(text, cls, key, lower_key, is_content, text[0].isupper(), (), (), CONTENT)
+            participle = is_content and self._lexicon.is_participle(lower, key)
+            # A light verb is no concept in any form ("added"); other participles stay terms ("painted").
+            if is_content and (key in GENERIC_VERBS or (not participle and self._lexicon.is_verb(lower, key))):
+                is_content = False
+            return TokenInfo(
+                text, cls, key, lower_key, is_content, text[0].isupper(), (), (), CONTENT, participle
+            )
         if cls in (TokenClass.IDENTIFIER, TokenClass.URL):
             parts = (
                 self._url_parts(text) if cls is TokenClass.URL else self._identifier_parts(text, lower_key)
             )
-            part_keys = tuple(part.key for part in parts)
-            return TokenInfo(
-                text, cls, lower_key, lower_key, False, _is_name_like(text), parts, part_keys, CONTENT
-            )
+            key = lower_key
+            if cls is TokenClass.IDENTIFIER and is_brand_case(text):
+                parts = ()  # "SQLite", "UUIDv7", "iOS": a name, not the words "sq", "lite"
+            elif cls is TokenClass.IDENTIFIER:
+                key = self._compound_key(text, parts) or lower_key
+                if _SIGIL_WORD_RE.fullmatch(text):
+                    # The word is the concept: a memory about `--release` or `/healthz` is about release or
+                    # healthz; a second node for the spelling only splits them (lint: similar_concepts).
+                    word = text.strip("_./-").lower()
+                    key, parts = (self.word_key(word) if word.isalpha() else normalize_key(word)), ()
+                elif len(parts) == 1 and normalize_key(parts[0].surface) == normalize_key(text.strip("-$")):
+                    parts = ()  # "--release", "$HOME": the flag or variable is the concept, not its word too
+            part_keys = tuple(part.key for part in parts if part.key != key)
+            return TokenInfo(text, cls, key, lower_key, False, _is_name_like(text), parts, part_keys, CONTENT)
         return TokenInfo(text, cls, lower_key, lower_key, False, False, (), (), _boundary(cls, text))
 
     def _identifier_parts(self, text: str, identifier_key: str) -> tuple[Part, ...]:
@@ -127,6 +146,20 @@ class TokenInfoCache:
             key = normalize_key(basename)
             parts.setdefault(key, Part(key, basename, text.rfind(basename)))
         return tuple(parts.values())
+
+    def _compound_key(self, text: str, parts: tuple[Part, ...]) -> str | None:
+        """The phrase a compound name spells, when every piece of it is a word: ``client_mutation_id``,
+        ``QueueWriter``, ``COOKIE_DOMAIN`` and ``Content-Type`` are the concepts "client mutation id", "queue
+        writer", "cookie domain" and "content type", so code and prose meet at one node. Paths, dotted names,
+        flags ("--dry-run") and names with a dropped piece ("getUserById" loses "get" and "by") keep their
+        own spelling."""
+        text = text.removeprefix("${").removesuffix("}").removeprefix("$")  # $GIT_SHA is GIT_SHA
+        if any(char in text for char in "/.:@\\$#") or text.startswith("-") or not 2 <= len(parts) <= 4:
+            return None
+        pieces = identifier_pieces(text)
+        if len(pieces) != len(parts) or not all(part.key.isalpha() for part in parts):
+            return None
+        return " ".join(part.key for part in parts)
 
     @staticmethod
     def _url_parts(text: str) -> tuple[Part, ...]:

@@ -31,6 +31,7 @@ sys.path.insert(0, str(_HERE))
 import surface_sizes  # noqa: E402
 import synthetic  # noqa: E402
 from bench_startup import bench_startup  # noqa: E402
+from concept_quality import concept_quality_rows  # noqa: E402
 
 from graphmem import MemoryService, Settings  # noqa: E402
 
@@ -144,6 +145,10 @@ def main() -> int:
     parser.add_argument("--scaling", action="store_true",
                         help="search time vs other projects: 1/5/50 conversation-like projects "
                              "(scripts/retrieval_eval/scaling.py)")
+    parser.add_argument("--mcp", type=int, metavar="N", default=2000,
+                        help="MCP single calls beside the reference server at N memories (0: skip; bench_mcp.py)")
+    parser.add_argument("--open", type=int, metavar="N", default=100_000,
+                        help="open an N-memory store from its snapshot vs from the rows (0: skip; bench_open.py)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--fuzz", type=int, metavar="N", help="instead: fuzz every tool with N calls (fuzz_tools.py)")
     args = parser.parse_args()
@@ -154,6 +159,15 @@ def main() -> int:
         return 0
     rows = bench_startup()  # --help wall time and serve's initialize latency, fresh processes
     rows += bench_store(args.store_count)
+    rows += concept_quality_rows()
+    if args.mcp:
+        from bench_mcp import mcp_rows  # single calls through stdio beside the reference memory server
+
+        rows += mcp_rows(args.mcp)
+    if args.open:
+        from bench_open import open_rows  # a large store opened from its snapshot vs from the rows
+
+        rows += open_rows(args.open)
     _progress(rows)
     with tempfile.TemporaryDirectory() as scratch:
         rows += bench_latency(args.sizes, args.queries, Path(scratch))

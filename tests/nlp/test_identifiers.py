@@ -32,13 +32,20 @@ IDENTIFIERS = [
 ]
 
 
+# A compound name made only of words is the concept its words spell, so code and prose share one node.
+SPELLED = {
+    "build_worker": "build worker", "GRAPHMEM_DB": "graphmem db", "CamelCase": "camel case",
+    "Idempotency-Key": "idempotency key",
+}
+
+
 @pytest.mark.parametrize(("identifier", "parts"), IDENTIFIERS)
 def test_identifier_is_one_concept_with_its_parts(
     extractor: ConceptExtractor, identifier: str, parts: tuple[str, ...]
 ) -> None:
     parsed = extractor.parse(f"Yesterday we saw {identifier} in the logs.")
     by_key = {mention.key: mention for mention in parsed.mentions}
-    mention = by_key[normalize_key(identifier)]
+    mention = by_key[SPELLED.get(identifier, normalize_key(identifier))]
     assert mention.kind == "identifier"
     assert mention.surface == identifier
     assert parsed.text[mention.start : mention.end] == identifier
@@ -50,7 +57,7 @@ def test_identifier_is_one_concept_with_its_parts(
 @pytest.mark.parametrize(
     ("text", "identifier", "parts"),
     [
-        ("Run npm run build:worker to rebuild it.", "npm run build:worker", ("npm", "run", "build:worker")),
+        ("Run npm run build:worker to rebuild it.", "npm run build:worker", ("npm", "build:worker")),
         ("Then python -m pytest failed.", "python -m pytest", ("python", "-m", "pytest")),
         ("kubectl get pods shows nothing", "kubectl get pods", ("kubectl", "pod")),
         ("The API answered HTTP 429 twice.", "http 429", ("http", "429")),
@@ -82,7 +89,7 @@ SAMPLES = [
     ("Set GRAPHMEM_DB=/tmp/x.db; then call graphmem.core.activate().", ["graphmem.core.activate"]),
     (
         'The "Idempotency-Key" header is required by api/v2/orders.py!',
-        ["Idempotency-Key", "api/v2/orders.py"],
+        ["idempotency key", "api/v2/orders.py"],
     ),
     (
         "Pinned spacy>=3.8,<4 and numpy 1.26.4 in pyproject.toml.",

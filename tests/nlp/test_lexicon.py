@@ -37,7 +37,8 @@ def test_lemma_rules_leave_names_and_unknown_verb_forms_alone(word: str) -> None
 
 def test_keys_are_lemmas_even_at_a_sentence_start(extractor: ConceptExtractor) -> None:
     keys = extractor.parse("Webhooks retried. Caching sessions helps.").keys()
-    assert {"webhook", "retry", "cache", "session"} <= set(keys)
+    # "retried" is a verb form: it may modify a phrase but is no concept on its own (issue 9).
+    assert {"webhook", "cache", "session"} <= set(keys)
     assert not {"webhooks", "retried", "caching", "sessions"} & set(keys)
 
 

@@ -20,7 +20,7 @@ def test_a_term_falls_back_to_its_surface_form(extractor: ConceptExtractor) -> N
 
 def test_an_identifier_falls_back_to_its_spaced_form_then_its_parts(extractor: ConceptExtractor) -> None:
     fallbacks = dict(extractor.query_keys("why does build_worker crash"))
-    assert fallbacks["build_worker"] == ("build_worker", "build worker", "build", "worker")
+    assert fallbacks["build worker"] == ("build worker", "build_worker", "build", "worker")
 
 
 def test_a_command_falls_back_through_nested_parts(extractor: ConceptExtractor) -> None:

@@ -3,6 +3,8 @@ and a healthy store reports nothing."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sqlalchemy import text
 
@@ -95,3 +97,12 @@ def test_fix_repairs_the_safe_findings_and_leaves_the_rest_reported(damaged):
     # The reloaded projection knows the row's status, and the rebuilt index finds the text again.
     assert WEBHOOK not in [h.content for h in damaged.search("stripe webhook retries").hits]
     assert len(damaged.repository.bm25("stripe", 5)) == 1
+
+
+def test_a_fresh_import_of_the_sample_data_has_at_most_20_similar_concepts(service: MemoryService) -> None:
+    """Issue 9: 193 near-duplicate concepts came from extraction (an identifier beside the phrase it spells,
+    lemma slips such as cooky/cookies); the check itself is unchanged."""
+    lines = (Path(__file__).resolve().parents[2] / "data" / "observations.jsonl").read_text().splitlines()
+    service.import_jsonl(lines)
+    similar = [f.subject for f in service.lint.run().findings if f.check == "similar_concepts"]
+    assert len(similar) <= 20, similar
