@@ -118,7 +118,7 @@ class Lexicon:
         override = _OVERRIDES.get(lower)
         if override is not None:
             return override
-        found = self._lookup.get(lower)
+        found: str | None = self._lookup.get(lower)
         if found is not None:
             return self._checked_lookup(lower, found)
         # The suffix rules are English morphology; they must not touch "Straße" or "東京".

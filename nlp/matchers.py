@@ -77,7 +77,7 @@ class MultiTokenMatcher:
     def __init__(self, vocab: Vocab, stop_words: frozenset[str]) -> None:
         self._stop_words = stop_words
         self._matcher = Matcher(vocab)
-        commands = [
+        commands: list[list[dict[str, Any]]] = [
             [{"LOWER": program}, _LOWER_WORD, _OPTIONAL_LOWER_WORD, _OPTIONAL_LOWER_WORD]
             for program in (*_PROGRAMS, *_KNOWN_SUBCOMMANDS)
         ]
@@ -85,7 +85,8 @@ class MultiTokenMatcher:
             [{"LOWER": python}, {"ORTH": "-m"}, _LOWER_WORD, _OPTIONAL_LOWER_WORD] for python in _PYTHONS
         ]
         self._matcher.add("COMMAND", commands, greedy="LONGEST")
-        status = [[{"LOWER": word}, {"IS_DIGIT": True, "LENGTH": 3}] for word in _STATUS_WORDS]
+        status: list[list[dict[str, Any]]] = [
+            [{"LOWER": word}, {"IS_DIGIT": True, "LENGTH": 3}] for word in _STATUS_WORDS]
         self._matcher.add("STATUS", status)
         self._command_id = vocab.strings["COMMAND"]
 

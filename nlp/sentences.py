@@ -22,8 +22,8 @@ class Sentences(NamedTuple):
     ids: list[int]
     first_tokens: list[int]
 
-    @property
-    def count(self) -> int:
+    @property  # shadows tuple.count on purpose: a Sentences is read by field, never searched as a tuple
+    def count(self) -> int:  # type: ignore[override]
         """Number of sentences with at least one word, number or identifier."""
         return len(self.first_tokens)
 

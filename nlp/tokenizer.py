@@ -59,7 +59,7 @@ def install_code_tokenizer(nlp: Language) -> None:
     >>> [t.text for t in nlp("see (src/app/main.py), Idempotency-Key and @scope/pkg.")]
     ['see', '(', 'src/app/main.py', ')', ',', 'Idempotency-Key', 'and', '@scope/pkg', '.']
     """
-    previous = nlp.tokenizer
+    previous: Tokenizer = nlp.tokenizer
     # spaCy splits apostrophe-less spellings of contractions ("id" → "i" "d", "cant" → "ca" "nt"):
     # right for chat, wrong for technical notes where "id" is a column. Keep only rules that carry
     # punctuation ("don't", "e.g.") or do not split.
@@ -69,7 +69,7 @@ def install_code_tokenizer(nlp: Language) -> None:
     # Code also nests names in brackets, quotes and template braces: partition_cols=['event_date'],
     # /v1/similar/{productId}.
     infixes = compile_infix_regex([
-        *nlp.Defaults.infixes,
+        *(nlp.Defaults.infixes or ()),
         r"(?<=[A-Za-z0-9_])\((?=[A-Za-z0-9_])",
         r"(?<=\w)=(?=[\[('\"])",
         r"(?<=[\[(])['\"](?=\w)",

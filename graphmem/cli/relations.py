@@ -6,6 +6,7 @@ Each command is a thin call into ``MemoryService.relations`` that prints text, o
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ def cmd_conflicts(args: argparse.Namespace) -> None:
     relations = service.relations
     if args.action == "scan":
         result: Any = service.conflicts.scan(args.limit, args.project, min_score=args.min_score)
-        render = _render_scan
+        render: Callable[[Any], str] = _render_scan
     elif args.action == "pending":
         result, render = relations.pending(args.limit), _render_pending
     elif args.action == "compare":

@@ -60,7 +60,7 @@ class HopActivation:
     total: FloatArray
     per_hop: tuple[FloatArray, ...]
 
-    def first_hop(self) -> FloatArray:
+    def first_hop(self) -> IntArray:
         """For each node, the first hop at which it was activated, or -1 if never."""
         first = np.full(self.total.shape, -1, dtype=np.int64)
         for hop, frontier in enumerate(self.per_hop):

@@ -73,7 +73,7 @@ def power_law_t0(half_life_hours: float, alpha: float) -> float:
     >>> round(power_law_t0(72.0, 1.1), 2)
     82.02
     """
-    return half_life_hours / (2.0 ** (1.0 / alpha) - 1.0)
+    return half_life_hours / (float(2.0 ** (1.0 / alpha)) - 1.0)
 
 
 def power_law(age_hours: Any, half_life_hours: float, alpha: float) -> Any:

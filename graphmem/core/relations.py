@@ -101,10 +101,13 @@ def semantics_of(relation_type: str) -> RelationSemantics:
         raise KeyError(f"unknown relation type {relation_type!r}; valid: {', '.join(RELATION_TYPES)}") from None
 
 
-class _RelationEnds(Protocol):
-    type: str
-    source_id: str
-    target_id: str
+class _RelationEnds(Protocol):  # read-only members: a Relation, a RelationEdge (NamedTuple) or a row
+    @property
+    def type(self) -> str: ...
+    @property
+    def source_id(self) -> str: ...
+    @property
+    def target_id(self) -> str: ...
 
 
 def hidden_ends(relation: _RelationEnds | None) -> set[str]:

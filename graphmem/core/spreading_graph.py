@@ -181,7 +181,8 @@ class SpreadingGraph:
         targets = np.concatenate(parts_idx).astype(np.int64)
         weights = np.concatenate(parts_w).astype(np.float64)
         unique, inverse = np.unique(targets, return_inverse=True)
-        return unique, np.bincount(inverse, weights=weights, minlength=unique.size)
+        # numpy's stub types bincount as intp even when float weights make it float64
+        return unique, np.bincount(inverse, weights=weights, minlength=unique.size)  # type: ignore[return-value]
 
     def neighbor_counts(self, nodes: IntArray, admitted: np.ndarray) -> IntArray:
         """For each of ``nodes``, how many of its out-neighbours ``admitted`` (a boolean mask) holds.
@@ -315,7 +316,7 @@ class SpreadingGraph:
         base = self._pad(self._base)
         if self._delta_size == 0:
             return base
-        merged = (base + self._delta()).tocsr()
+        merged: sp.csr_array = (base + self._delta()).tocsr()
         merged.sum_duplicates()
         return merged
 
@@ -328,7 +329,8 @@ def sum_sparse(nodes: IntArray, values: FloatArray) -> tuple[IntArray, FloatArra
 def _summed(nodes: IntArray, values: FloatArray) -> tuple[IntArray, FloatArray]:
     """Merge duplicate indices of a sparse vector by summing their values."""
     unique, inverse = np.unique(nodes, return_inverse=True)
-    return unique, np.bincount(inverse, weights=values, minlength=unique.size)
+    # numpy's stub types bincount as intp even when float weights make it float64
+    return unique, np.bincount(inverse, weights=values, minlength=unique.size)  # type: ignore[return-value]
 
 
 def _grow(array: FloatArray, capacity: int, fill: float) -> FloatArray:

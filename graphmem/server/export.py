@@ -172,6 +172,7 @@ def _memory_uris(content: Any) -> list[str]:
     """URIs of the memories a write tool reports (``id``, ``ids`` or ``created_id`` of ``mem_…`` values)."""
     if not isinstance(content, dict):
         return []
-    ids = content.get("ids") if isinstance(content.get("ids"), list) else [content.get("id")]
+    listed = content.get("ids")
+    ids = listed if isinstance(listed, list) else [content.get("id")]
     ids = [*ids, content.get("created_id")]
     return [MEMORY_URI.format(id=i) for i in ids if isinstance(i, str) and i.startswith("mem_")]

@@ -9,7 +9,7 @@ Admin jobs (gc, prune, lint --fix, bulk import) are CLI commands, in no profile.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from mcp_types import ToolAnnotations
 
@@ -22,16 +22,18 @@ ToolTable = Mapping[str, tuple[Callable[..., Any], ToolAnnotations]]
 ProfileName = Literal["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"]
 
 CORE = ("memory_store", "memory_search", "memory_associate", "memory_open", "memory_correct", "memory_forget")
-_FEATURES: tuple[ToolTable, ...] = (memories.TOOLS, recall.TOOLS, relations.TOOLS, facts.TOOLS, lifecycle.TOOLS,
-                                    sessions.TOOLS, export.TOOLS, maintenance.TOOLS, learning.TOOLS)
+# mypy joins a table's differently-typed tool functions into builtins.function, which is not a Callable:
+# every entry is a (tool function, annotations) pair, so each table is a ToolTable.
+_FEATURES = cast(tuple[ToolTable, ...], (memories.TOOLS, recall.TOOLS, relations.TOOLS, facts.TOOLS, lifecycle.TOOLS,
+                                         sessions.TOOLS, export.TOOLS, maintenance.TOOLS, learning.TOOLS))
 FULL: dict[str, tuple[Callable[..., Any], ToolAnnotations]] = {
     name: entry for table in _FEATURES for name, entry in table.items()}
 
 PROFILES: dict[str, ToolTable] = {
     "core": {name: FULL[name] for name in CORE},
     "full": FULL,
-    "kyew": kyew.TOOLS,
-    "tam": tam.TOOLS,
+    "kyew": cast(ToolTable, kyew.TOOLS),
+    "tam": cast(ToolTable, tam.TOOLS),
 }
 # Named in the settings and the CLI, not built yet: asking for one is a clear error, never an empty server.
 PLANNED = ("kirograph", "cortexgraph", "reference")

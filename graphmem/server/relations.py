@@ -3,7 +3,7 @@ suggest a topic key. The workflow is scan → propose → pending → judge or i
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
@@ -34,7 +34,10 @@ __all__ = ["TOOLS", "RelationType", "scan_out"]
 
 Ctx = Context[AppContext, Any]
 # The Literal is built from the semantics table, so the schema's enum and the table never disagree.
-RelationType = Literal[valid_relation_types()]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # the checker cannot evaluate a Literal built at run time: it sees the base type
+    RelationType = str
+else:
+    RelationType = Literal[valid_relation_types()]
 Source = Annotated[str, Field(description=(
     "Memory id or topic key of the source: the side that supersedes, contradicts, causes, supports…"))]
 Target = Annotated[str, Field(description="Memory id or topic key of the target: the side acted on")]

@@ -63,6 +63,7 @@ def bump_generation(session: Session) -> int:
         connection.execute(text("INSERT INTO store_generation (id, generation) VALUES (1, 0) "
                                 "ON CONFLICT (id) DO NOTHING"))
         generation = connection.execute(bump).scalar()
+    assert generation is not None  # the row exists now: inserted above, or kept by ON CONFLICT
     return int(generation)
 
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any, TypeAlias
+
+from sqlalchemy.engine import Row
 
 from graphmem.core.values import Memory, Relation
 from graphmem.store.tables import MemoryRow, RelationRow
@@ -26,7 +30,11 @@ def _optional(ms: int | None) -> datetime | None:
     return None if ms is None else from_ms(ms)
 
 
-def memory_from_row(row: MemoryRow) -> Memory:
+# A memory's columns as attributes: an ORM row, a Core result row, or a bulk insert's namespace.
+MemoryColumns: TypeAlias = MemoryRow | Row[*tuple[Any, ...]] | SimpleNamespace
+
+
+def memory_from_row(row: MemoryColumns) -> Memory:
     return Memory(
         id=row.id, content=row.content, kind=row.kind, project=row.project,
         created_at=from_ms(row.created_at), last_used_at=from_ms(row.last_used_at),

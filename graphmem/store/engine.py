@@ -13,7 +13,7 @@ from sqlalchemy import delete, event, insert, inspect, select, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
-from sqlmodel import SQLModel, create_engine
+from sqlmodel import SQLModel, col, create_engine
 
 from graphmem.errors import StorageError
 from graphmem.store import fulltext, migrations
@@ -190,7 +190,7 @@ def _stored_version(connection: Connection) -> int | None:
     """The store's schema version, or ``None`` for a store with no tables yet."""
     if not inspect(connection).has_table(MetaRow.__tablename__):
         return None
-    value = connection.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
+    value = connection.execute(select(col(MetaRow.value)).where(col(MetaRow.key) == "schema_version")).scalar()
     return None if value is None else int(value)
 
 
@@ -200,7 +200,7 @@ def _create_schema(connection: Connection) -> None:
     SQLModel.metadata.create_all(connection)
     fulltext.ensure_index(connection)
     migrations.stamp_head(connection)
-    if connection.execute(select(StoreGenerationRow.id)).first() is None:
+    if connection.execute(select(col(StoreGenerationRow.id))).first() is None:
         connection.execute(insert(StoreGenerationRow).values(id=1, generation=0))
-    connection.execute(delete(MetaRow).where(MetaRow.key == "schema_version"))
+    connection.execute(delete(MetaRow).where(col(MetaRow.key) == "schema_version"))
     connection.execute(insert(MetaRow).values(key="schema_version", value=str(SCHEMA_VERSION)))

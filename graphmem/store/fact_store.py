@@ -44,7 +44,7 @@ def facts_where(session: Session, *, subject: str | None = None, predicate: str 
         if value is not None:
             query = query.where(column == value)
     if entity is not None:
-        query = query.where(or_(FactRow.subject == entity, FactRow.object == entity))
+        query = query.where(or_(col(FactRow.subject) == entity, col(FactRow.object) == entity))
     if open_only:
         query = query.where(col(FactRow.valid_to).is_(None))
     if at_ms is not None:

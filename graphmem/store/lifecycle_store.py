@@ -46,7 +46,8 @@ class LifeRow:
 def life_rows(session: Session, statuses: Sequence[str], project: str | None = None, *,
               exclude_kinds: Sequence[str] = (), used_before_ms: int | None = None) -> list[LifeRow]:
     """Memories in ``statuses`` (optionally of one project, idle since ``used_before_ms``)."""
-    query = select(MemoryRow.id, MemoryRow.kind, MemoryRow.project, MemoryRow.status,
+    # sqlmodel's select() overloads stop at four columns; SQLAlchemy's select takes any number
+    query = select(MemoryRow.id, MemoryRow.kind, MemoryRow.project, MemoryRow.status,  # type: ignore[call-overload]
                    MemoryRow.created_at, MemoryRow.last_used_at, MemoryRow.use_count,
                    MemoryRow.strength).where(
         col(MemoryRow.status).in_(list(statuses)))

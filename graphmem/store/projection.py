@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import threading
 import unicodedata
-from collections.abc import Iterable
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 import networkx as nx
 import numpy as np
@@ -103,7 +103,7 @@ class GraphProjection:
         if self.graph.n_nodes > len(self._cols["seq"]):
             capacity = max(self.graph.n_nodes, 2 * len(self._cols["seq"]), 1024)
             for name, (dtype, fill) in _COLUMNS.items():
-                grown = np.full(capacity, fill, dtype)
+                grown: np.ndarray = np.full(capacity, fill, dtype)
                 grown[: len(self._cols[name])] = self._cols[name]
                 self._cols[name] = grown
         self._cols["node_type"][nodes.start : nodes.stop] = node_type
@@ -128,7 +128,9 @@ class GraphProjection:
                 "strength, use_count, last_used_at FROM memory ORDER BY seq")).all()
             # Plain DB-API tuples: numpy over SQLAlchemy Row objects probed each row as a mapping and
             # took 56 s for 2M mentions at 100k memories; over tuples it takes about one.
-            cursor = conn.connection.dbapi_connection.cursor()
+            dbapi_connection = conn.connection.dbapi_connection
+            assert dbapi_connection is not None  # a checked-out connection holds its DB-API connection
+            cursor = dbapi_connection.cursor()
             cursor.execute("SELECT memory_seq, concept_seq, weight FROM mention")
             mentions = np.array(cursor.fetchall(), dtype=np.float64).reshape(-1, 3)
             cursor.close()
@@ -160,7 +162,7 @@ class GraphProjection:
             self._reset()
             return self.load(engine)
 
-    def _load_concepts(self, concepts: list) -> None:
+    def _load_concepts(self, concepts: Sequence[Sequence[Any]]) -> None:
         nodes = self._add_nodes(len(concepts), (key for _, key, _, _ in concepts), CONCEPT)
         for node, (seq, key, kind, _df) in zip(nodes, concepts, strict=True):
             self._add_concept_name(key, node, kind)
@@ -174,7 +176,7 @@ class GraphProjection:
         if folded != key:
             self.folded_keys.setdefault(folded, key)
 
-    def _load_memories(self, memories: list) -> None:
+    def _load_memories(self, memories: Sequence[Sequence[Any]]) -> None:
         import json
 
         nodes = self._add_nodes(len(memories), (m[1] for m in memories), MEMORY)
@@ -366,9 +368,9 @@ class GraphProjection:
         is_concept = self.col("node_type")[nodes] == CONCEPT
         return list(zip(nodes[is_concept].tolist(), weights[is_concept].tolist(), strict=True))
 
-    def neighbourhood(self, start: list[int], depth: int, limit: int) -> nx.Graph:
+    def neighbourhood(self, start: list[int], depth: int, limit: int) -> nx.Graph[int]:
         """A networkx graph of the nodes within ``depth`` hops of ``start`` (at most ``limit`` nodes)."""
-        graph = nx.Graph()
+        graph: nx.Graph[int] = nx.Graph()
         frontier = list(dict.fromkeys(start))
         seen = set(frontier)
         for node in frontier:

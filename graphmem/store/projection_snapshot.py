@@ -65,7 +65,8 @@ def save_snapshot(projection: GraphProjection, path: Path, engine: Engine, gener
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".projection-", suffix=".npz")
     try:
         with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **arrays)
+            # numpy's stub has a keyword-only allow_pickle: bool that mypy matches **arrays against
+            np.savez(stream, **arrays)  # type: ignore[arg-type]
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -100,7 +101,7 @@ def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[s
         {key.removeprefix("graph_"): value for key, value in arrays.items() if key.startswith("graph_")})
     n = projection.graph.n_nodes
     for name, (dtype, fill) in _COLUMNS.items():
-        column = np.full(max(n, 1024), fill, dtype)
+        column: np.ndarray = np.full(max(n, 1024), fill, dtype)
         column[:n] = arrays[f"col_{name}"]
         projection._cols[name] = column
     names: list[str] = header["names"]

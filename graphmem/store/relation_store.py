@@ -61,8 +61,8 @@ def find_relation(session: Session, source_id: str, target_id: str, rel_type: st
 def relations_between(session: Session, first_id: str, second_id: str) -> list[Relation]:
     """Every relation joining the two memories, either way round, oldest first."""
     query = select(RelationRow).where(or_(
-        (RelationRow.source_id == first_id) & (RelationRow.target_id == second_id),
-        (RelationRow.source_id == second_id) & (RelationRow.target_id == first_id)))
+        (col(RelationRow.source_id) == first_id) & (col(RelationRow.target_id) == second_id),
+        (col(RelationRow.source_id) == second_id) & (col(RelationRow.target_id) == first_id)))
     rows = session.exec(query.order_by(col(RelationRow.created_at), col(RelationRow.id))).all()
     return [relation_from_row(row) for row in rows]
 
@@ -116,8 +116,8 @@ def hiding_relations(session: Session, memory_id: str) -> list[Relation]:
     hide_target = [name for name, sem in RELATION_TYPES.items() if sem.recall == "hide_target"]
     hide_source = [name for name, sem in RELATION_TYPES.items() if sem.recall == "hide_source"]
     query = select(RelationRow).where(RelationRow.status == "judged", or_(
-        (RelationRow.target_id == memory_id) & col(RelationRow.type).in_(hide_target),
-        (RelationRow.source_id == memory_id) & col(RelationRow.type).in_(hide_source)))
+        (col(RelationRow.target_id) == memory_id) & col(RelationRow.type).in_(hide_target),
+        (col(RelationRow.source_id) == memory_id) & col(RelationRow.type).in_(hide_source)))
     return [relation_from_row(row) for row in session.exec(query)]
 
 

@@ -95,7 +95,8 @@ class Repository:
         found: dict[int, Memory] = {}
         with self.engine.connect() as connection:
             for chunk in _chunks(list(dict.fromkeys(seqs))):
-                for row in connection.execute(select(table).where(table.c.seq.in_(chunk))):
+                # sqlmodel's select() overloads cover models and columns; a Core Table is valid SQLAlchemy
+                for row in connection.execute(select(table).where(table.c.seq.in_(chunk))):  # type: ignore[call-overload]
                     found[row.seq] = memory_from_row(row)
         return found
 
@@ -116,7 +117,8 @@ class Repository:
         table = MemoryRow.__table__
         with self.engine.connect() as connection:
             return [memory_from_row(row) for chunk in _chunks(values)
-                    for row in connection.execute(select(table).where(column.in_(chunk)))]
+                    # sqlmodel's select() overloads cover models and columns; a Core Table is valid SQLAlchemy
+                    for row in connection.execute(select(table).where(column.in_(chunk)))]  # type: ignore[call-overload]
 
     def ids_for_topic_keys(self, keys: Iterable[str]) -> dict[str, str]:
         """The newest current memory id per topic key."""

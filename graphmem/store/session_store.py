@@ -8,9 +8,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, case, inspect, text, update
+from sqlalchemy import BindParameter, bindparam, case, inspect, text, update
 from sqlmodel import Session, col, select
 
 from graphmem.core.values import Memory, Relation
@@ -18,6 +18,9 @@ from graphmem.errors import NotFound
 from graphmem.store.convert import memory_from_row, relation_from_row
 from graphmem.store.repository import _chunks
 from graphmem.store.tables import MemoryRow, PromptRow, RelationRow, SessionRow
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "PromptRecord",
@@ -87,14 +90,14 @@ def claim_live_session(session: Session, project: str | None, client: str | None
 @functools.cache
 def _claim(any_client: bool) -> Any:
     table = SessionRow.__table__
-    now = bindparam("now_ms")
+    now: BindParameter[int] = bindparam("now_ms")
     live = select(table.c.id).where(
         table.c.ended_at.is_(None), table.c.project.is_not_distinct_from(bindparam("live_project")),
         now - table.c.last_activity_at < table.c.timeout_s * 1000)
     if not any_client:
         live = live.where(table.c.client.is_not_distinct_from(bindparam("live_client")))
-    live = live.order_by(table.c.last_activity_at.desc()).limit(1).scalar_subquery()
-    return (update(table).where(table.c.id == live)
+    latest = live.order_by(table.c.last_activity_at.desc()).limit(1).scalar_subquery()
+    return (update(table).where(table.c.id == latest)
             .values(last_activity_at=case((table.c.last_activity_at < now, now), else_=table.c.last_activity_at))
             .returning(*(table.c[name] for name in SessionRecord.__dataclass_fields__)))
 
@@ -223,6 +226,6 @@ def _session(row: SessionRow) -> SessionRecord:
     return SessionRecord(**_fields(row, SessionRecord))
 
 
-def _fields(source: Any, target: type | None = None) -> dict[str, Any]:
+def _fields(source: Any, target: type[DataclassInstance] | None = None) -> dict[str, Any]:
     names = (target or type(source)).__dataclass_fields__
     return {name: getattr(source, name) for name in names}

@@ -8,9 +8,9 @@ string ``id`` that clients see.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = [
@@ -39,6 +39,7 @@ SCHEMA_VERSION = 3
 
 class MemoryRow(SQLModel, table=True):
     __tablename__ = "memory"
+    __table__: ClassVar[Table]  # built by SQLModel for table=True; declared for the type checker
     __table_args__ = (
         UniqueConstraint("project_key", "content_hash", name="uq_memory_project_hash"),
         Index("ix_memory_project_status", "project_key", "status"),
@@ -79,6 +80,7 @@ class MemoryRow(SQLModel, table=True):
 
 class ConceptRow(SQLModel, table=True):
     __tablename__ = "concept"
+    __table__: ClassVar[Table]
 
     seq: int | None = Field(default=None, primary_key=True)
     key: str = Field(unique=True, index=True)
@@ -91,6 +93,7 @@ class MentionRow(SQLModel, table=True):
     """Memory–concept link with payload: salience weight and repeat count."""
 
     __tablename__ = "mention"
+    __table__: ClassVar[Table]
 
     memory_seq: int = Field(primary_key=True, foreign_key="memory.seq")
     concept_seq: int = Field(primary_key=True, foreign_key="concept.seq", index=True)
@@ -102,6 +105,7 @@ class ConceptEdgeRow(SQLModel, table=True):
     """Concept–concept co-occurrence evidence (a_seq < b_seq)."""
 
     __tablename__ = "concept_edge"
+    __table__: ClassVar[Table]
 
     a_seq: int = Field(primary_key=True, foreign_key="concept.seq")
     b_seq: int = Field(primary_key=True, foreign_key="concept.seq")
@@ -110,6 +114,7 @@ class ConceptEdgeRow(SQLModel, table=True):
 
 class RelationRow(SQLModel, table=True):
     __tablename__ = "relation"
+    __table__: ClassVar[Table]
     __table_args__ = (UniqueConstraint("source_id", "target_id", "type", name="uq_relation_triple"),)
 
     id: str = Field(primary_key=True)
@@ -127,6 +132,7 @@ class RelationRow(SQLModel, table=True):
 
 class SessionRow(SQLModel, table=True):
     __tablename__ = "session"
+    __table__: ClassVar[Table]
 
     id: str = Field(primary_key=True)
     project: str | None = None
@@ -141,6 +147,7 @@ class MetaRow(SQLModel, table=True):
     """Key/value facts about the store itself (schema version, counters)."""
 
     __tablename__ = "graphmem_meta"
+    __table__: ClassVar[Table]
 
     key: str = Field(primary_key=True)
     value: str = Field(sa_column=Column(Text, nullable=False))
@@ -150,6 +157,7 @@ class PromptRow(SQLModel, table=True):
     """A user prompt saved for a session, so a later session can reconstruct what was asked."""
 
     __tablename__ = "prompt"
+    __table__: ClassVar[Table]
 
     id: str = Field(primary_key=True)
     session_id: str | None = Field(default=None, index=True)
@@ -162,6 +170,7 @@ class MetricRow(SQLModel, table=True):
     """Per-operation call counters and timings, summed across processes and restarts."""
 
     __tablename__ = "metric"
+    __table__: ClassVar[Table]
 
     operation: str = Field(primary_key=True)
     calls: int = 0
@@ -183,6 +192,7 @@ class FactRow(SQLModel, table=True):
     """
 
     __tablename__ = "fact"
+    __table__: ClassVar[Table]
     __table_args__ = (Index("ix_fact_subject_predicate", "subject", "predicate"),)
 
     id: str = Field(primary_key=True)
@@ -202,6 +212,7 @@ class FactRow(SQLModel, table=True):
 class StoreGenerationRow(SQLModel, table=True):
     """One row (id=1): the store's write generation, bumped by every committed write."""
     __tablename__ = "store_generation"
+    __table__: ClassVar[Table]
     id: int = Field(default=1, primary_key=True)
     generation: int = Field(default=0, sa_type=BigInteger)
 
@@ -209,6 +220,7 @@ class StoreGenerationRow(SQLModel, table=True):
 class ChangeRow(SQLModel, table=True):
     """The change log: what each write generation changed, so other processes follow it."""
     __tablename__ = "change_log"
+    __table__: ClassVar[Table]
     seq: int | None = Field(default=None, primary_key=True)
     generation: int = Field(index=True, sa_type=BigInteger)
     kind: str
@@ -221,6 +233,7 @@ class SkillRow(SQLModel, table=True):
     """A skill drawn from a pattern of related memories: its current version (history in skill_version)."""
 
     __tablename__ = "skill"
+    __table__: ClassVar[Table]
     __table_args__ = (UniqueConstraint("project_key", "name", name="uq_skill_project_name"),)
 
     id: str = Field(primary_key=True)
@@ -243,6 +256,7 @@ class SkillVersionRow(SQLModel, table=True):
     """One version of a skill: a snapshot of its fields and the audit entry of the change (who, when, why)."""
 
     __tablename__ = "skill_version"
+    __table__: ClassVar[Table]
 
     seq: int | None = Field(default=None, primary_key=True)
     skill_id: str = Field(index=True, foreign_key="skill.id")
@@ -258,6 +272,7 @@ class BriefStateRow(SQLModel, table=True):
     """Per project: where the last brief left the observation counter, the threshold, the target files."""
 
     __tablename__ = "brief_state"
+    __table__: ClassVar[Table]
 
     project_key: str = Field(primary_key=True)
     last_seq: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))

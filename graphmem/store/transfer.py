@@ -60,9 +60,9 @@ def export_records(engine: Engine, schema_version: int) -> Iterator[dict[str, An
         mentions: dict[int, list[list[Any]]] = {}
         for m in session.exec(select(MentionRow)):
             mentions.setdefault(m.memory_seq, []).append([key_of[m.concept_seq], m.weight, m.count])
-        for row in session.exec(select(MemoryRow).order_by(col(MemoryRow.created_at), col(MemoryRow.id))):
-            record = {"type": "memory", **{name: getattr(row, name) for name in MEMORY_FIELDS}}
-            record["mentions"] = sorted(mentions.get(row.seq or 0, []))
+        for memory in session.exec(select(MemoryRow).order_by(col(MemoryRow.created_at), col(MemoryRow.id))):
+            record = {"type": "memory", **{name: getattr(memory, name) for name in MEMORY_FIELDS}}
+            record["mentions"] = sorted(mentions.get(memory.seq or 0, []))
             yield record
         # An edge's pair is written in key order, not seq order: seqs differ between stores, and the
         # export of an imported store must equal the original file.

@@ -38,7 +38,7 @@ def evaluate_visibility(view: VisibilityFilter, now_ms: int, col: Callable[[str]
     Default recall sees active and promoted memories not hidden by a judged relation and not past
     ``valid_to``; ``as_of=t`` sees exactly what existed and was valid at ``t``.
     """
-    mask = col("node_type") == MEMORY
+    mask: np.ndarray = col("node_type") == MEMORY
     if view.project is not None:
         mask &= col("project") == codes["project"].get(view.project, -2)
     if view.kinds:

@@ -32,7 +32,7 @@ CONCEPT_PREFIX = "concept:"
 class ExportGraph:
     """A scope's graph, the memories a query activated (best first) and whether a cap cut it."""
 
-    graph: nx.MultiDiGraph
+    graph: nx.MultiDiGraph[str]
     scope: ExportScope
     activated: tuple[str, ...] = ()
     truncated: bool = False
@@ -59,7 +59,7 @@ def build_export_graph(recall: RecallEngine, scope: ExportScope) -> ExportGraph:
     memories = recall.repository.memories_by_seq(snapshot.memory_seqs.values())
     by_node = {node: memories[seq] for node, seq in snapshot.memory_seqs.items() if seq in memories}
     relations = _existing_at(recall.repository.relations_touching(m.id for m in by_node.values()), scope)
-    graph = nx.MultiDiGraph(**scope.describe(), generator="graphmem")
+    graph: nx.MultiDiGraph[str] = nx.MultiDiGraph(**scope.describe(), generator="graphmem")
     _add_nodes(graph, snapshot, by_node)
     ids = {node: _node_id(snapshot, node, by_node) for node in snapshot.selection.nodes.tolist()}
     _add_edges(graph, snapshot, ids, relations, recall.settings.activation.relation_weight)
@@ -78,7 +78,7 @@ def _existing_at(relations: list[Relation], scope: ExportScope) -> list[Relation
     return [r for r in relations if r.created_at <= instant and r.status != "ignored"]
 
 
-def _order(graph: nx.MultiDiGraph, activated: tuple[str, ...]) -> tuple[str, ...]:
+def _order(graph: nx.MultiDiGraph[str], activated: tuple[str, ...]) -> tuple[str, ...]:
     """Page order: activated memories by rank, then the other memories, then concepts (each by id)."""
     first = set(activated)
     rest = sorted(node for node in graph.nodes if node not in first)
@@ -121,7 +121,7 @@ def _node_id(snapshot: _Snapshot, node: int, memories: dict[int, Memory]) -> str
     return memories[node].id if node in memories else snapshot.names[node]
 
 
-def _add_nodes(graph: nx.MultiDiGraph, snapshot: _Snapshot, memories: dict[int, Memory]) -> None:
+def _add_nodes(graph: nx.MultiDiGraph[str], snapshot: _Snapshot, memories: dict[int, Memory]) -> None:
     selection = snapshot.selection
     rank = {node: position for position, node in enumerate(selection.ranked, start=1)}
     rows = []
@@ -175,7 +175,7 @@ def _short(text: str, limit: int = 80) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _add_edges(graph: nx.MultiDiGraph, snapshot: _Snapshot, ids: dict[int, str], relations: list[Relation],
+def _add_edges(graph: nx.MultiDiGraph[str], snapshot: _Snapshot, ids: dict[int, str], relations: list[Relation],
                relation_weight: float) -> None:
     rows: list[tuple[str, str, dict[str, Any]]] = []
     for a, b, weight in snapshot.edges:
@@ -187,7 +187,9 @@ def _add_edges(graph: nx.MultiDiGraph, snapshot: _Snapshot, ids: dict[int, str],
             attributes = relation_attributes(relation, relation_weight)
             rows.append((relation.source_id, relation.target_id, attributes))
     rows.sort(key=lambda row: (row[0], row[1], row[2]["edge_type"], row[2].get("relation_id", "")))
-    graph.add_edges_from((source, target, key, data) for key, (source, target, data) in enumerate(rows))
+    # types-networkx gives MultiDiGraph Graph's add_edges_from, without the (u, v, key, data) form
+    graph.add_edges_from((source, target, key, data)  # type: ignore[misc]
+                         for key, (source, target, data) in enumerate(rows))
 
 
 def relation_attributes(relation: Relation, relation_weight: float) -> dict[str, Any]:

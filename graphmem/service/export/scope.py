@@ -45,7 +45,7 @@ class ExportScope:
         """The scope as graph attributes (``None`` fields left out: GraphML and GEXF have no null)."""
         name = "query" if self.query else "time slice" if self.as_of is not None else (
             "project" if self.project else "whole graph")
-        fields = {"scope": name, "project": self.project, "query": self.query,
+        fields: dict[str, Any] = {"scope": name, "project": self.project, "query": self.query,
                   "as_of": None if self.as_of is None else str(self.as_of)}
         if self.query:
             fields.update(hops=self.hops, max_results=self.max_results)
@@ -97,8 +97,9 @@ def _concepts_of(projection: GraphProjection, memories: np.ndarray) -> np.ndarra
     if memories.size == 0:
         return memories
     rows = projection.graph.adjacency()[memories]
-    neighbours = np.unique(rows.indices)
-    return neighbours[projection.col("node_type")[neighbours] == CONCEPT]
+    neighbours: np.ndarray = np.unique(rows.indices)
+    concepts: np.ndarray = neighbours[projection.col("node_type")[neighbours] == CONCEPT]
+    return concepts
 
 
 def _activated(recall: RecallEngine, scope: ExportScope, view: VisibilityFilter,

@@ -86,7 +86,7 @@ def _degree_summary(degree: np.ndarray) -> dict[str, Any]:
             "median": float(np.median(degree)), "histogram": ordered}
 
 
-def _top_concepts(names: list[str], df: np.ndarray, degree: np.ndarray, is_concept: np.ndarray) -> list[dict]:
+def _top_concepts(names: list[str], df: np.ndarray, degree: np.ndarray, is_concept: np.ndarray) -> list[dict[str, Any]]:
     concepts = np.flatnonzero(is_concept)
     order = concepts[np.lexsort((concepts, -degree[concepts], -df[concepts]))][:_TOP]
     return [{"concept": names[n], "memories": int(df[n]), "degree": int(degree[n])} for n in order.tolist()]
@@ -116,15 +116,16 @@ def _communities(undirected: sp.csr_array, names: list[str], df: np.ndarray, is_
         return {"method": "louvain", "skipped": f"graph has {n:,} nodes (limit {limit:,}); "
                                                 "export it and use a dedicated tool"}
     graph = nx.from_scipy_sparse_array(undirected)
-    found = nx.community.louvain_communities(graph, weight="weight", seed=COMMUNITY_SEED)
-    found = sorted((sorted(c) for c in found), key=lambda c: (-len(c), c[0]))
+    communities = nx.community.louvain_communities(graph, weight="weight", seed=COMMUNITY_SEED)
+    found = sorted((sorted(c) for c in communities), key=lambda c: (-len(c), c[0]))
     largest = []
     for members in found[:5]:
         concepts = [m for m in members if is_concept[m]]
         top = sorted(concepts, key=lambda m: (-df[m], names[m]))[:3]
         largest.append({"size": len(members), "memories": len(members) - len(concepts),
                         "top_concepts": [names[m] for m in top]})
-    modularity = nx.community.modularity(graph, found, weight="weight") if graph.number_of_edges() else 0.0
+    modularity = (nx.community.modularity(graph, [set(c) for c in found], weight="weight")
+                  if graph.number_of_edges() else 0.0)
     return {"method": "louvain", "seed": COMMUNITY_SEED, "count": len(found),
             "modularity": round(float(modularity), 4), "largest": largest}
 

@@ -127,7 +127,7 @@ def write_jsonl(engine: Any, stream: TextIO) -> int:
     return count
 
 
-def write_node_link(graph: nx.Graph, stream: TextIO) -> None:
+def write_node_link(graph: nx.Graph[Any], stream: TextIO) -> None:
     """networkx node-link JSON of a graph."""
     json.dump(nx.node_link_data(graph, edges="links"), stream, ensure_ascii=False, sort_keys=True, indent=1)
 

@@ -26,18 +26,18 @@ DATETIME_FIELDS = frozenset({"created_at", "last_used_at", "valid_from", "valid_
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def write_node_link(graph: nx.MultiDiGraph, stream: TextIO) -> None:
+def write_node_link(graph: nx.MultiDiGraph[str], stream: TextIO) -> None:
     """networkx node-link JSON (``nx.node_link_graph(data, edges="links")`` reads it back)."""
     json.dump(nx.node_link_data(graph, edges="links"), stream, ensure_ascii=False, sort_keys=True, indent=1)
     stream.write("\n")
 
 
-def write_graphml(graph: nx.MultiDiGraph, stream: TextIO) -> None:
+def write_graphml(graph: nx.MultiDiGraph[str], stream: TextIO) -> None:
     """GraphML with typed attribute keys (Gephi, yEd, Cytoscape desktop, ``nx.read_graphml``)."""
     _write_lines(nx.generate_graphml(graph), stream)
 
 
-def write_gexf(graph: nx.MultiDiGraph, stream: TextIO) -> None:
+def write_gexf(graph: nx.MultiDiGraph[str], stream: TextIO) -> None:
     """GEXF 1.2 with viz colours and sizes, so Gephi opens it already coloured by kind."""
     coloured = graph.copy()
     for _, attributes in coloured.nodes(data=True):
@@ -62,7 +62,7 @@ _DOT_NODE_FIELDS = ("node_type", "kind", "project", "status", "created_at", "val
 _DOT_EDGE_FIELDS = ("edge_type", "confidence", "status")
 
 
-def write_dot(graph: nx.MultiDiGraph, stream: TextIO) -> None:
+def write_dot(graph: nx.MultiDiGraph[str], stream: TextIO) -> None:
     """Graphviz DOT: memories as boxes, concepts as ellipses, relation edges coloured and labelled.
 
     The edge weight travels as ``gm_weight``: Graphviz reserves ``weight`` for integer layout weights.
@@ -114,7 +114,7 @@ def _labels(attributes: dict[str, Any]) -> list[str]:
     return labels
 
 
-def write_cypher(graph: nx.MultiDiGraph, stream: TextIO) -> None:
+def write_cypher(graph: nx.MultiDiGraph[str], stream: TextIO) -> None:
     """Idempotent Cypher (``MERGE`` by id) for ``cypher-shell < graph.cypher``: one statement per line."""
     scope = graph.graph.get("scope", "graph")
     stream.write(f"// graphmem export ({scope}): {graph.number_of_nodes()} nodes, "
@@ -150,7 +150,7 @@ def _cypher_map(attributes: dict[str, Any]) -> str:
 
 
 # -- Neo4j CSV ----------------------------------------------------------------------------------------
-def write_csv(graph: nx.MultiDiGraph, directory: Path) -> tuple[Path, Path]:
+def write_csv(graph: nx.MultiDiGraph[str], directory: Path) -> tuple[Path, Path]:
     """``nodes.csv`` and ``edges.csv`` with ``neo4j-admin database import`` headers
     (``id:ID``, ``:LABEL``, ``:START_ID``, ``:END_ID``, ``:TYPE``, typed property columns)."""
     directory.mkdir(parents=True, exist_ok=True)

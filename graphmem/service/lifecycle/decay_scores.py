@@ -42,7 +42,8 @@ def node_scores(projection: GraphProjection, params: DecayParams, nodes: IntArra
     """Decay scores of memory ``nodes`` from the projection's use_count, last_used and strength columns."""
     age_hours = (now_ms - projection.col("last_used")[nodes]) / MS_PER_HOUR
     uses, strength = projection.col("use_count")[nodes], projection.col("strength")[nodes]
-    return retention_score(uses, age_hours, strength, params)
+    scores: FloatArray = retention_score(uses, age_hours, strength, params)
+    return scores
 
 
 def ranking_weights(projection: GraphProjection, settings: DecaySettings, nodes: IntArray,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graphmem.core.decay import PromotionCriteria, promotion_failures
 from graphmem.core.values import Memory
@@ -123,7 +123,8 @@ def _note_paths(lifecycle: LifecycleService, memories: Sequence[Memory],
 
 def _apply(lifecycle: LifecycleService, memories: Sequence[Memory], paths: dict[str, Path], now: int) -> None:
     stamp = from_ms(now).isoformat()
-    changes = {m.id: {"status": "promoted", "meta": {**m.meta, "promoted_at": stamp}} for m in memories}
+    changes: dict[str, dict[str, Any]] = {
+        m.id: {"status": "promoted", "meta": {**m.meta, "promoted_at": stamp}} for m in memories}
     for memory_id, path in paths.items():
         changes[memory_id]["meta"]["vault_path"] = str(path)
 

@@ -177,9 +177,9 @@ def _duplicates(session: Any) -> _Check:
     by_form: dict[str, list[str]] = {}
     for normal in by_normal:
         by_form.setdefault(_form(normal), []).append(normal)
-    for form, group in by_form.items():
-        if len(group) > 1:
-            check.add("similar_concepts", form, f"{', '.join(sorted(group))} differ only in spelling "
+    for form, spellings in by_form.items():
+        if len(spellings) > 1:
+            check.add("similar_concepts", form, f"{', '.join(sorted(spellings))} differ only in spelling "
                       "(plural, hyphens, accents); review whether they are one concept", False)
 
     def repair(s: Any) -> None:

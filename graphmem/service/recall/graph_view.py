@@ -55,7 +55,7 @@ def _shown(projection: GraphProjection, visible: np.ndarray, node: int) -> bool:
     return bool(projection.col("node_type")[node] == CONCEPT or visible[node])
 
 
-def _render(projection: GraphProjection, repository: Repository, graph: nx.Graph, page: list[int], *,
+def _render(projection: GraphProjection, repository: Repository, graph: nx.Graph[int], page: list[int], *,
             total: int, offset: int, limit: int, as_of_ms: int | None) -> GraphView:
     memory_seqs = [int(projection.col("seq")[n]) for n in graph.nodes if projection.col("node_type")[n] != CONCEPT]
     memories = {m.id: m for m in repository.memories_by_seq(memory_seqs).values()}

@@ -60,13 +60,13 @@ class KeywordLeg:
                             if node >= 0:
                                 scores[node] = scores.get(node, 0.0) + share * score
         if fusion.speaker_boost > 0:
-            nodes = list(scores)
+            scored = list(scores)
             with self.projection.lock:
-                speakers = self.turns.speakers(self.projection, nodes)
+                speakers = self.turns.speakers(self.projection, scored)
             named = named_speakers(query, set(speakers))
             if len(named) == 1:
                 factor = 1.0 + fusion.speaker_boost
-                for node, speaker in zip(nodes, speakers, strict=True):
+                for node, speaker in zip(scored, speakers, strict=True):
                     if speaker in named:
                         scores[node] *= factor
         return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
