@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from graphmem.core.values import Memory, Relation
+from graphmem.service.relations.results import MemoryBrief
 
 __all__ = [
     "CaptureResult",
@@ -51,19 +52,10 @@ class HistoryEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class HistoryVersion:
-    """One version in a memory's history: the memory as it is now, and whether recall shows it."""
+class HistoryVersion(MemoryBrief):
+    """One version in a memory's history: the memory as it is now (content in full), its lineage parent, and
+    whether recall shows it."""
 
-    id: str
-    kind: str
-    content: str
-    project: str | None
-    topic_key: str | None
-    created_at: str
-    valid_from: str
-    valid_to: str | None
-    superseded_by: str | None
-    status: str
     parent_id: str | None
     current: bool  # the version default recall shows
 
