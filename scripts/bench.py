@@ -171,9 +171,9 @@ def main() -> int:
     _progress(rows)
     with tempfile.TemporaryDirectory() as scratch:
         rows += bench_latency(args.sizes, args.queries, Path(scratch))
-    import bench_learning  # near-duplicates on data/, clustering at the largest size
+    import bench_learning  # near-duplicates on data/, clustering at the largest size, learn checks
 
-    rows += bench_learning.rows(max(args.sizes))
+    rows += bench_learning.rows(max(args.sizes), min(max(args.sizes), 20_000))
     rows.append(("peak RSS (MiB)", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}", "-"))
     print("| measure | graphmem | baseline (same run) |\n|---|---|---|")
     for name, value, baseline in rows:

@@ -1,6 +1,8 @@
-"""Learning measurements for scripts/bench.py: near-duplicates on data/ and clustering time at scale.
+"""Learning measurements for scripts/bench.py: near-duplicates on data/, clustering time at scale, and
+the cost of one ``skills.learn`` pattern check (bounded to the new memory's neighbourhood) against a
+project-wide similarity pass on a synthetic store.
 
-    python scripts/bench_learning.py --size 100000
+    python scripts/bench_learning.py --size 100000 --learn-size 20000
 """
 
 from __future__ import annotations
@@ -17,6 +19,11 @@ import scipy.sparse as sp
 
 from graphmem import MemoryService, Settings
 from graphmem.core import clustering
+from graphmem.service.learning.clusters import similarity_of
+from graphmem.service.learning.skills import RELATED_SIMILARITY
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synthetic
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -61,13 +68,38 @@ def clustering_time(size: int) -> tuple[str, str, str]:
             f"{size * (size - 1) // 2:,} pairs")
 
 
-def rows(size: int) -> list[tuple[str, str, str]]:
-    return [duplicates_on_sample(), clustering_time(size)]
+def learn_check_time(size: int, probes: int = 20) -> tuple[str, str, str]:
+    """One pattern check of ``skills.learn`` (its related memories) on a store of ``size`` synthetic
+    observations: bounded to the memory's neighbourhood, against the project-wide pass it replaced."""
+    with tempfile.TemporaryDirectory() as scratch:
+        service = MemoryService(Settings.load(db=str(Path(scratch) / "learn.db"), environ={}))
+        records = list(synthetic.observations(size))
+        ids = [r.id for r in service.store_many(records)]
+        skills = service.learning.skills
+        chosen = [(ids[i], records[i]["project"]) for i in range(0, size, max(1, size // probes))][:probes]
+        service.uow.fresh()  # follow the import before timing
+        start = time.perf_counter()
+        for memory_id, project in chosen:
+            skills.related(memory_id, str(project))
+        bounded = (time.perf_counter() - start) / len(chosen)
+        start = time.perf_counter()
+        for _, project in chosen[:5]:
+            similarity_of(service.uow, str(project), service.clock.now_ms(), RELATED_SIMILARITY)
+        wide = (time.perf_counter() - start) / min(5, len(chosen))
+        service.close()
+    return (f"{size:,} memories: skills.learn pattern check (ms; bounded / project-wide)",
+            f"{bounded * 1000:.1f} / {wide * 1000:.1f}", "neighbourhood only: memory's specific concepts × df")
+
+
+def rows(size: int, learn_size: int) -> list[tuple[str, str, str]]:
+    return [duplicates_on_sample(), clustering_time(size), learn_check_time(learn_size)]
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=100_000)
-    for row in rows(parser.parse_args().size):
+    parser.add_argument("--learn-size", type=int, default=20_000)
+    arguments = parser.parse_args()
+    for row in rows(arguments.size, arguments.learn_size):
         print(" | ".join(row))
     sys.exit(0)

@@ -122,6 +122,8 @@ def _memory(draw: st.DrawFn, number: int, ids: list[str], keys: list[str],
         "valid_to": draw(st.none() | st.integers(valid_from + 1, valid_from + 10**10)),
         "superseded_by": draw(st.none() | st.sampled_from(ids)), "review_after": draw(st.none() | _MS),
         "parent_id": draw(st.none() | st.sampled_from(ids)), "mentions": mentions,
+        "outcome": draw(st.none() | st.sampled_from(["success", "failure", "partial", "unknown"])),
+        "task_type": draw(_OPTIONAL_TEXT), "tools_used": draw(st.lists(_TEXT, max_size=3, unique=True)),
     }
 
 

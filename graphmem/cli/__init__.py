@@ -14,13 +14,13 @@ import sys
 from collections.abc import Sequence
 
 from graphmem import __version__
-from graphmem.cli import lifecycle, memories, relations, start
+from graphmem.cli import learning, lifecycle, memories, relations, start
 from graphmem.cli.app import Commands
 from graphmem.errors import GraphmemError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-_FEATURES = (start, memories, lifecycle, relations)
+_FEATURES = (start, memories, lifecycle, relations, learning)
 COMMANDS: Commands = {name: command for feature in _FEATURES for name, command in feature.COMMANDS.items()}
 
 

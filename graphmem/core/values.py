@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 __all__ = [
     "KINDS",
+    "OUTCOMES",
     "RELATION_STATUSES",
     "STATUSES",
     "Kind",
@@ -23,6 +24,9 @@ KINDS: tuple[str, ...] = ("note", "decision", "error", "pattern", "architecture"
 
 Status = Literal["active", "promoted", "archived", "forgotten"]
 STATUSES: tuple[str, ...] = ("active", "promoted", "archived", "forgotten")
+
+# How the work a memory records turned out (Kyew's ``learn`` outcome); None when not said.
+OUTCOMES: tuple[str, ...] = ("success", "failure", "partial", "unknown")
 
 RelationStatus = Literal["pending", "judged", "ignored"]
 RELATION_STATUSES: tuple[str, ...] = ("pending", "judged", "ignored")
@@ -53,6 +57,9 @@ class Memory:
     superseded_by: str | None = None
     review_after: datetime | None = None
     parent_id: str | None = None
+    outcome: str | None = None  # one of OUTCOMES
+    task_type: str | None = None
+    tools_used: tuple[str, ...] = ()
 
     def valid_at(self, instant: datetime) -> bool:
         """Whether the memory held at ``instant``: ``valid_from <= instant < valid_to``."""

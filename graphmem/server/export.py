@@ -21,6 +21,7 @@ from pydantic import Field
 from graphmem.errors import GraphmemError
 from graphmem.server.common import READ_ONLY, Instant, ProjectFilter, reply, service_of, tool_errors
 from graphmem.server.context import AppContext
+from graphmem.server.learn_params import OutcomeFilter, TaskTypeFilter, ToolsFilter
 from graphmem.server.models.export import GraphExportOut
 from graphmem.server.models.lifecycle import LifecycleItemOut
 from graphmem.server.models.memories import MemoryOut, RelationOut
@@ -50,11 +51,15 @@ def memory_export(
     offset: Annotated[int, Field(ge=0, description="Nodes to skip: the previous page's next_offset")] = 0,
     limit: Annotated[int, Field(ge=1, le=500, description="Nodes per page")] = 100,
     max_content_chars: Annotated[int, Field(ge=0, le=5000, description="Memory text cut to this")] = 200,
+    outcome: OutcomeFilter = None,
+    task_type: TaskTypeFilter = None,
+    tools_used: ToolsFilter = None,
 ) -> Annotated[CallToolResult, GraphExportOut]:
     """Export the memory graph (or one project, a time slice, or a query's subgraph) as nodes and typed,
     weighted edges, a page at a time. For files (GraphML, GEXF, Cypher, CSV, DOT, HTML) use the CLI:
     graphmem export --format ..."""
-    scope = ExportScope(project=project, as_of=as_of, query=query, hops=hops, max_results=max_results)
+    scope = ExportScope(project=project, as_of=as_of, query=query, hops=hops, max_results=max_results,
+                        outcome=outcome, task_type=task_type, tools_used=tuple(tools_used or ()))
     with tool_errors():
         page = service_of(ctx).exports.page(scope, offset, limit, max_content_chars)
     return reply(GraphExportOut.model_validate(page))

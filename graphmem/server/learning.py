@@ -14,6 +14,7 @@ from pydantic import Field
 
 from graphmem.server.common import READ_ONLY, WRITE, Kind, Project, service_of, tool_errors
 from graphmem.server.context import AppContext
+from graphmem.server.learn_params import OutcomeValue, TaskTypeValue, ToolsValue
 from graphmem.server.models.learning import (
     BriefOut,
     BriefStatusOut,
@@ -68,11 +69,15 @@ def memory_consolidate_undo(ctx: Context[AppContext, Any], merged_id: str) -> Co
 
 
 def memory_learn(ctx: Context[AppContext, Any], observation: str, domain: Project = None, kind: Kind = "note",
-                 tags: Annotated[list[str], Field(max_length=50)] = []) -> LearnOut:  # noqa: B006
+                 tags: Annotated[list[str], Field(max_length=50)] = [],  # noqa: B006
+                 outcome: OutcomeValue = None, task_type: TaskTypeValue = None,
+                 tools_used: ToolsValue = []) -> LearnOut:  # noqa: B006
     """Store an observation and detect its pattern: "2 related memories found — 1 more before a skill
     draft"; at 3 related memories a draft skill is made from them."""
     with tool_errors():
-        stored, notice = service_of(ctx).learning.skills.learn(observation, domain, kind=kind, tags=tags)
+        stored, notice = service_of(ctx).learning.skills.learn(observation, domain, kind=kind, tags=tags,
+                                                                outcome=outcome, task_type=task_type,
+                                                                tools_used=tools_used)
     return LearnOut(id=stored.id, duplicate=stored.duplicate, related_ids=list(notice.related_ids),
                     threshold=notice.threshold, message=notice.message, skill_id=notice.skill_id)
 

@@ -22,6 +22,7 @@ from graphmem.server.common import (
     tool_errors,
 )
 from graphmem.server.context import AppContext
+from graphmem.server.learn_params import OutcomeValue, TaskTypeValue, ToolsValue
 from graphmem.server.models.memories import CaptureOut, ChangeOut, HistoryOut, OpenOut, StoreOut
 
 __all__ = ["TOOLS"]
@@ -46,11 +47,15 @@ def memory_store(
     session_id: Annotated[str | None, Field(description="Default: the project's live session")] = None,
     review_after: Annotated[Instant, Field(description="When to re-check a fact that may go stale")] = None,
     valid_from: Annotated[Instant, Field(description="When it became true, if before now")] = None,
+    outcome: OutcomeValue = None,
+    task_type: TaskTypeValue = None,
+    tools_used: ToolsValue = [],  # noqa: B006
 ) -> Annotated[CallToolResult, StoreOut]:
     """Store an observation; the same content in a project returns the existing id (duplicate)."""
     with tool_errors():
         stored = service_of(ctx).store(content, kind, project, topic_key, tags, entities, source, context, meta,
-                                       session_id, review_after, valid_from)
+                                       session_id, review_after, valid_from, outcome=outcome,
+                                       task_type=task_type, tools_used=tools_used)
     return reply(StoreOut.model_validate(stored))
 
 

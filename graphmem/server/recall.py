@@ -23,6 +23,7 @@ from graphmem.server.common import (
     tool_errors,
 )
 from graphmem.server.context import AppContext
+from graphmem.server.learn_params import OutcomeFilter, TaskTypeFilter, ToolsFilter
 from graphmem.server.models.recall import (
     AssociateOut,
     CompositionOut,
@@ -31,6 +32,7 @@ from graphmem.server.models.recall import (
     SearchHitOut,
     SearchOut,
     SeedNodeOut,
+    SkillHitOut,
     StatusOut,
 )
 from graphmem.service import MemoryService
@@ -44,6 +46,10 @@ _COMPACT_CONCEPTS = 3  # the strongest few say why it matched; detail="full" lis
 DetailParam = Annotated[Detail, Field(description="full adds project, key, tags, dates, ranks")]
 AsOf = Annotated[Instant, Field(description="Recall as of that instant (ISO 8601 or epoch ms)")]
 IncludeSuperseded = Annotated[bool, Field(description="Also show replaced memories (noted)")]
+Include = Annotated[Literal["memories", "skills", "all"], Field(description=(
+    "memories (default), skills the query matches, or all"))]
+SkillDetail = Annotated[Literal["name_only", "summary", "full"], Field(description=(
+    "With skills: name_only, summary (trigger, step count, outcomes) or full (steps, sources)"))]
 
 
 def search_out(service: MemoryService, result: SearchResult, detail: str) -> SearchOut:
@@ -57,7 +63,8 @@ def search_out(service: MemoryService, result: SearchResult, detail: str) -> Sea
                                concepts=out.concepts[:_COMPACT_CONCEPTS], notes=out.notes)
         hits.append(out)
     return SearchOut(query=result.query, hits=hits, total_candidates=result.total_candidates,
-                     offset=result.offset, unmatched_concepts=list(result.unmatched_concepts))
+                     offset=result.offset, unmatched_concepts=list(result.unmatched_concepts),
+                     skills=[SkillHitOut.model_validate(skill) for skill in result.skills])
 
 
 def associate_out(service: MemoryService, result: AssociateResult, detail: str) -> AssociateOut:
@@ -70,7 +77,8 @@ def associate_out(service: MemoryService, result: AssociateResult, detail: str) 
     out = AssociateOut(mode=result.mode, query_concepts=list(result.query_concepts),
                        seed_nodes=[_seed(s, detail) for s in result.seed_nodes],
                        unmatched_concepts=list(result.unmatched_concepts), activated_count=result.activated_count,
-                       memories=[_hit(m, notes.get(m.id, []), detail) for m in memories])
+                       memories=[_hit(m, notes.get(m.id, []), detail) for m in memories],
+                       skills=[SkillHitOut.model_validate(skill) for skill in result.skills])
     if result.composition is not None:
         composition = result.composition
         out.composition = CompositionOut.model_validate(
@@ -104,12 +112,19 @@ def memory_search(
     as_of: AsOf = None,
     include_superseded: IncludeSuperseded = False,
     detail: DetailParam = "compact",
+    outcome: OutcomeFilter = None,
+    task_type: TaskTypeFilter = None,
+    tools_used: ToolsFilter = None,
+    include: Include = "memories",
+    skill_detail: SkillDetail = "summary",
 ) -> Annotated[CallToolResult, SearchOut]:
     """Default retrieval: keywords fused with concept-graph activation. Hits note superseded,
     contradicted or pending-conflict memories."""
     service = service_of(ctx)
     with tool_errors():
-        result = service.search(query, project, kind, tags, limit, offset, as_of, include_superseded)
+        result = service.search(query, project, kind, tags, limit, offset, as_of, include_superseded,
+                                outcome=outcome, task_type=task_type, tools_used=tools_used, include=include,
+                                skill_detail=skill_detail)
     return reply(search_out(service, result, detail))
 
 
@@ -126,13 +141,20 @@ def memory_associate(
     as_of: AsOf = None,
     include_superseded: IncludeSuperseded = False,
     detail: DetailParam = "compact",
+    outcome: OutcomeFilter = None,
+    task_type: TaskTypeFilter = None,
+    tools_used: ToolsFilter = None,
+    include: Include = "memories",
+    skill_detail: SkillDetail = "summary",
 ) -> Annotated[CallToolResult, AssociateOut]:
     """Spreading activation from the query's concepts: finds memories related by concepts when keywords
     miss them, and explains each hit."""
     service = service_of(ctx)
     with tool_errors():
         result = service.associate(query, mode, project, max_results, min_coverage, as_of=as_of,
-                                   include_superseded=include_superseded)
+                                   include_superseded=include_superseded, outcome=outcome,
+                                   task_type=task_type, tools_used=tools_used, include=include,
+                                   skill_detail=skill_detail)
     return reply(associate_out(service, result, detail))
 
 

@@ -9,6 +9,7 @@ Metrics wrap the use cases where they are defined (``@measured``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
@@ -17,10 +18,12 @@ from graphmem.service.clock import Clock
 from graphmem.service.export import ExportScope, ExportService
 from graphmem.service.export.transfer import ImportReport, import_graph_records, parse_import_lines, write_jsonl
 from graphmem.service.learning import LearningService
+from graphmem.service.learning.skill_recall import wants
 from graphmem.service.lifecycle.service import LifecycleService
 from graphmem.service.maintenance.lint import LintService
 from graphmem.service.memories.capture import CaptureService
 from graphmem.service.memories.history import HistoryService, open_at
+from graphmem.service.memories.learn_filter import LearnFilter
 from graphmem.service.memories.reads import resolve
 from graphmem.service.memories.results import OpenResult, StoreResult
 from graphmem.service.memories.writes import MemoryWrites, Progress
@@ -112,12 +115,16 @@ class MemoryService:
     def store(self, content: str, kind: str = "note", project: str | None = None, topic_key: str | None = None,
               tags: Sequence[str] | None = None, entities: Sequence[str] | None = None, source: str | None = None,
               context: str | None = None, meta: Mapping[str, Any] | None = None, session_id: str | None = None,
-              review_after: Any = None, valid_from: Any = None) -> StoreResult:
-        """Store one observation; the same normalized content in the same project returns the existing id."""
+              review_after: Any = None, valid_from: Any = None, *, outcome: str | None = None,
+              task_type: str | None = None, tools_used: Sequence[str] | None = None) -> StoreResult:
+        """Store one observation; the same normalized content in the same project returns the existing id.
+
+        ``outcome`` (success, failure, partial, unknown), ``task_type`` and ``tools_used`` are Kyew's
+        learn fields: stored as columns that search, associate and export filter by."""
         return self.writes.store(
             content=content, kind=kind, project=project, topic_key=topic_key, tags=tags, entities=entities,
             source=source, context=context, meta=meta, session_id=session_id, review_after=review_after,
-            valid_from=valid_from)
+            valid_from=valid_from, outcome=outcome, task_type=task_type, tools_used=tools_used)
 
     @measured("store_many")
     def store_many(self, records: Iterable[Mapping[str, Any]], *, batch_size: int = 512,
@@ -130,12 +137,23 @@ class MemoryService:
     @measured("search")
     def search(self, query: str, project: str | None = None, kind: str | None = None,
                tags: Sequence[str] | None = None, limit: int = 10, offset: int = 0, as_of: Any = None,
-               include_superseded: bool = False) -> SearchResult:
-        """Hybrid retrieval: BM25 fused with spreading activation. Filters apply before the cut."""
+               include_superseded: bool = False, *, outcome: str | None = None, task_type: str | None = None,
+               tools_used: Sequence[str] | None = None, include: str = "memories",
+               skill_detail: str = "summary") -> SearchResult:
+        """Hybrid retrieval: BM25 fused with spreading activation. Filters apply before the cut
+        (``outcome``, ``task_type`` and ``tools_used`` too: every listed tool must have been used).
+
+        ``include`` is ``memories`` (the default), ``skills`` or ``all``: skills the query matches
+        (``service.learning.recall``) at ``skill_detail`` name_only, summary or full."""
         query = self._check_query(query)
         limit = check_count("limit", limit, 1, self.settings.limits.max_results)
         offset = check_count("offset", offset, 0, 100_000)
-        view = self._view(project, kind, tags, as_of, include_superseded)
+        view = self._view(project, kind, tags, as_of, include_superseded,
+                          LearnFilter(outcome, task_type, tools_used))
+        memories, skills = wants(include)
+        matched = self.learning.recall.match(query, project, detail=skill_detail) if skills else ()
+        if not memories:
+            return SearchResult(query=query, hits=(), total_candidates=0, offset=offset, limit=limit, skills=matched)
         self.uow.fresh()
         now = self.clock.now_ms()
         fused, activation = self.recall.fused_ranking(query, view, now, offset + limit)
@@ -148,18 +166,28 @@ class MemoryService:
                                  bm25_rank=rank_b, activation_rank=rank_a, created_at=h.created_at,
                                  topic_key=h.topic_key, tags=h.tags, concepts=h.concepts)
                        for h, (_, score, rank_b, rank_a) in zip(hits, page, strict=True)))
-        return self.lifecycle.after_search(result, now)  # status, decay score, review flag; reinforcement
+        result = self.lifecycle.after_search(result, now)  # status, decay score, review flag; reinforcement
+        return dataclasses.replace(result, skills=matched) if matched else result
 
     @measured("associate")
     def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
                   min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
-                  include_superseded: bool = False) -> AssociateResult:
-        """Spreading-activation recall, or composition of the fewest memories covering the query."""
+                  include_superseded: bool = False, *, outcome: str | None = None, task_type: str | None = None,
+                  tools_used: Sequence[str] | None = None, include: str = "memories",
+                  skill_detail: str = "summary") -> AssociateResult:
+        """Spreading-activation recall, or composition of the fewest memories covering the query
+        (``include`` and ``skill_detail`` as in :meth:`search`)."""
         query = self._check_query(query)
         check_choice("mode", mode, ("recall", "composition"))
         max_results = check_count("max_results", max_results, 1, self.settings.limits.max_results)
         min_coverage = check_range("min_coverage", min_coverage, 0.0, 1.0)
-        view = self._view(project, kind, None, as_of, include_superseded)
+        view = self._view(project, kind, None, as_of, include_superseded,
+                          LearnFilter(outcome, task_type, tools_used))
+        memories_wanted, skills_wanted = wants(include)
+        matched = self.learning.recall.match(query, project, detail=skill_detail) if skills_wanted else ()
+        if not memories_wanted:
+            return AssociateResult(query_concepts=(), seed_nodes=(), unmatched_concepts=(), activated_count=0,
+                                   memories=(), mode=mode, skills=matched)
         self.uow.fresh()
         depth = max_results if mode == "recall" else max(50, 5 * max_results)
         now = self.clock.now_ms()
@@ -173,7 +201,7 @@ class MemoryService:
         return AssociateResult(
             query_concepts=activation.query_concepts, seed_nodes=activation.seeds,
             unmatched_concepts=activation.unmatched, activated_count=int((activation.vector > 0).sum()),
-            memories=tuple(memories), composition=composition, mode=mode)
+            memories=tuple(memories), composition=composition, mode=mode, skills=matched)
 
     @measured("open")
     def open(self, ids: Sequence[str], include_relations: bool = True, as_of: Any = None) -> OpenResult:
@@ -257,12 +285,13 @@ class MemoryService:
         return (check_text("query", query, self.settings.limits.max_query_chars, required=True) or "").strip()
 
     def _view(self, project: str | None, kind: str | None, tags: Sequence[str] | None, as_of: Any,
-              include_superseded: bool) -> VisibilityFilter:
+              include_superseded: bool, learned: LearnFilter | None = None) -> VisibilityFilter:
         if kind is not None:
             check_kind(kind)
         instant = parse_instant("as_of", as_of)
-        return VisibilityFilter(
+        view = VisibilityFilter(
             project=project, kinds=(kind,) if kind else (),
             tags=check_strings("tags", tags, self.settings.limits.max_tags, self.settings.limits.max_tag_chars),
             as_of_ms=None if instant is None else to_ms(instant), include_superseded=include_superseded)
+        return learned.narrow(view) if learned is not None else view
 

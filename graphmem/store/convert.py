@@ -43,6 +43,8 @@ def memory_from_row(row: MemoryColumns) -> Memory:
         session_id=row.session_id, use_count=row.use_count, strength=row.strength, status=row.status,
         valid_to=_optional(row.valid_to), superseded_by=row.superseded_by,
         review_after=_optional(row.review_after), parent_id=row.parent_id,
+        outcome=getattr(row, "outcome", None), task_type=getattr(row, "task_type", None),
+        tools_used=tuple(getattr(row, "tools_used", None) or ()),
     )
 
 

@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 
 from graphmem.core.values import Relation
 from graphmem.store.convert import relation_from_row
-from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
+from graphmem.store.projection import CONCEPT, MEMORY, GraphProjection, VisibilityFilter
 from graphmem.store.tables import BriefStateRow, MemoryRow, RelationRow, SkillRow, SkillVersionRow
 
 __all__ = [
@@ -31,6 +31,8 @@ __all__ = [
     "get_skill",
     "latest_seq",
     "list_skills",
+    "neighbourhood_matrix",
+    "rows_matrix",
     "save_brief_state",
     "skill_by_name",
     "skill_versions",
@@ -64,6 +66,61 @@ def concept_matrix(projection: GraphProjection, view: VisibilityFilter, now_ms: 
             df=projection.col("df")[concepts].copy(), concept_keys=tuple(names[int(c)] for c in concepts),
             projects=projection.col("project")[rows].copy(), kinds=projection.col("kind")[rows].copy(),
             n_docs=projection.memory_count)
+
+
+def neighbourhood_matrix(projection: GraphProjection, memory_id: str, view: VisibilityFilter, now_ms: int,
+                         max_df: int) -> ConceptMatrix | None:
+    """The mention matrix of ``memory_id`` (row 0) and the visible memories of its project that share one
+    of its specific concepts (document frequency in [2, ``max_df``]), or None when it is not visible.
+
+    Only those rows are read, through the graph's CSR rows: the cost is the memory's concepts times
+    their document frequency (at most ``max_df`` each), not the project's size.
+    """
+    with projection.lock:
+        node = projection.memory_nodes.get(memory_id)
+        if node is None:
+            return None
+        visible = projection.visible(view, now_ms)
+        if not visible[node]:
+            return None
+        types, df, projects = projection.col("node_type"), projection.col("df"), projection.col("project")
+        concepts, _ = projection.graph.neighbors(node)
+        concepts = concepts[types[concepts] == CONCEPT]
+        specific = concepts[(df[concepts] >= 2) & (df[concepts] <= max_df)]
+        found: set[int] = set()
+        for concept in specific.tolist():
+            targets, _ = projection.graph.neighbors(concept)
+            found.update(targets[types[targets] == MEMORY].tolist())
+        found.discard(node)
+        others = np.array(sorted(found), dtype=np.int64)
+        if others.size:
+            others = others[visible[others] & (projects[others] == projects[node])]
+        return rows_matrix(projection, [node, *others.tolist()])
+
+
+def rows_matrix(projection: GraphProjection, nodes: Sequence[int]) -> ConceptMatrix:
+    """The mention matrix of the memory ``nodes`` (in that order) over the concepts they mention; call with
+    ``projection.lock`` held. Same weights and document frequencies as :func:`concept_matrix`."""
+    types = projection.col("node_type")
+    rows, columns, weights = [], [], []
+    for row, node in enumerate(nodes):
+        targets, values = projection.graph.neighbors(node)
+        keep = types[targets] == CONCEPT
+        rows.append(np.full(int(keep.sum()), row, dtype=np.int64))
+        columns.append(targets[keep])
+        weights.append(values[keep])
+    concept_nodes, inverse = np.unique(np.concatenate(columns) if columns else np.zeros(0, np.int64),
+                                       return_inverse=True)
+    data = np.concatenate(weights) if weights else np.zeros(0)
+    row_index = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+    matrix = sp.csr_array((data, (row_index, inverse.ravel())), shape=(len(nodes), concept_nodes.size))
+    ordered = np.asarray(nodes, dtype=np.int64)
+    names = projection.names
+    return ConceptMatrix(
+        memory_ids=tuple(names[int(node)] for node in ordered), matrix=matrix,
+        df=projection.col("df")[concept_nodes].copy(), concept_keys=tuple(names[int(c)] for c in concept_nodes),
+        projects=projection.col("project")[ordered].copy(), kinds=projection.col("kind")[ordered].copy(),
+        n_docs=projection.memory_count)
 
 
 def consolidation_relations(session: Session, merged_id: str) -> list[Relation]:

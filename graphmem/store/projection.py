@@ -40,6 +40,7 @@ _COLUMNS = {  # name: (dtype, fill)
     "valid_to": (np.int64, _NEVER), "hidden": (np.bool_, False), "length": (np.float64, 0.0),
     "df": (np.int64, 0), "strength": (np.float64, 1.0),
     "use_count": (np.int64, 0), "last_used": (np.int64, 0),  # lifecycle: vectorized decay ranking
+    "outcome": (np.int32, -1), "task_type": (np.int32, -1),  # Kyew's learn fields, codes like project
 }
 
 
@@ -87,8 +88,9 @@ class GraphProjection:
         self.memory_nodes: dict[str, int] = {}
         self.memory_by_seq: dict[int, int] = {}
         self.tags: dict[int, frozenset[str]] = {}
+        self.tools: dict[int, frozenset[str]] = {}  # tools_used, by memory node
         self.relations: dict[str, RelationEdge] = {}  # the relation edges as applied, to retract exactly
-        self._codes: dict[str, dict[str, int]] = {"project": {}, "kind": {}}
+        self._codes: dict[str, dict[str, int]] = {"project": {}, "kind": {}, "outcome": {}, "task_type": {}}
         self.memory_count = 0
         self._generation = 0  # bumped by every write to a column the visibility filter reads
         self._visible_cache: dict[tuple[VisibilityFilter, int, int], np.ndarray] = {}
@@ -111,7 +113,7 @@ class GraphProjection:
         return nodes
 
     def code(self, column: str, value: str | None) -> int:
-        """Integer code of a project or kind value (-1 for None), assigned on first sight."""
+        """Integer code of a project, kind, outcome or task type (-1 for None), assigned on first sight."""
         if value is None:
             return -1
         return self._codes[column].setdefault(value, len(self._codes[column]))
@@ -125,7 +127,7 @@ class GraphProjection:
             concepts = conn.execute(text("SELECT seq, key, kind, df FROM concept ORDER BY seq")).all()
             memories = conn.execute(text(
                 "SELECT seq, id, project, kind, status, created_at, valid_from, valid_to, tags, concept_count, "
-                "strength, use_count, last_used_at FROM memory ORDER BY seq")).all()
+                "strength, use_count, last_used_at, outcome, task_type, tools_used FROM memory ORDER BY seq")).all()
             # Plain DB-API tuples: numpy over SQLAlchemy Row objects probed each row as a mapping and
             # took 56 s for 2M mentions at 100k memories; over tuples it takes about one.
             dbapi_connection = conn.connection.dbapi_connection
@@ -181,21 +183,25 @@ class GraphProjection:
 
         nodes = self._add_nodes(len(memories), (m[1] for m in memories), MEMORY)
         for node, (seq, mid, project, kind, status, created, vfrom, vto, tags, _length, strength,
-                   *use) in zip(nodes, memories, strict=True):
+                   use_count, last_used, outcome, task_type, tools) in zip(nodes, memories, strict=True):
             self.memory_nodes[mid] = node
             self.memory_by_seq[seq] = node
             # length starts at 0: _add_mention_edges counts one per mention, exactly as apply_batch
             # does, so a reloaded projection scores like the incrementally maintained one.
             self._set_memory_columns(node, seq, project, kind, status, created, vfrom, vto, 0.0, strength,
-                                     *use)
+                                     use_count, last_used, outcome, task_type)
             parsed = json.loads(tags) if isinstance(tags, str) else tags
             if parsed:
                 self.tags[node] = frozenset(parsed)
+            used = json.loads(tools) if isinstance(tools, str) else tools
+            if used:
+                self.tools[node] = frozenset(used)
         self.memory_count += len(memories)
 
     def _set_memory_columns(self, node: int, seq: int, project: str | None, kind: str, status: str,
                             created: int, vfrom: int, vto: int | None, length: float, strength: float,
-                            use_count: int = 0, last_used: int = 0) -> None:
+                            use_count: int = 0, last_used: int = 0, outcome: str | None = None,
+                            task_type: str | None = None) -> None:
         self._generation += 1
         c = self._cols
         c["seq"][node] = seq
@@ -206,6 +212,8 @@ class GraphProjection:
         c["valid_to"][node] = _NEVER if vto is None else vto
         c["length"][node], c["strength"][node] = length, strength
         c["use_count"][node], c["last_used"][node] = use_count, last_used
+        c["outcome"][node] = self.code("outcome", outcome)
+        c["task_type"][node] = self.code("task_type", task_type)
 
     # -- following writes -----------------------------------------------------------------------
     def apply_batch(self, batch: StoredBatch) -> None:
@@ -298,9 +306,11 @@ class GraphProjection:
             node, seq, memory.project, memory.kind, memory.status, to_ms(memory.created_at),
             to_ms(memory.valid_from), None if memory.valid_to is None else to_ms(memory.valid_to),
             float(self._cols["length"][node]) or 0.0, memory.strength,
-            memory.use_count, to_ms(memory.last_used_at))
+            memory.use_count, to_ms(memory.last_used_at), memory.outcome, memory.task_type)
         if memory.tags:
             self.tags[node] = frozenset(memory.tags)
+        if memory.tools_used:
+            self.tools[node] = frozenset(memory.tools_used)
 
     def _set_df(self, nodes: IntArray, df: IntArray) -> None:
         self._cols["df"][nodes] = df
@@ -356,7 +366,7 @@ class GraphProjection:
         key = (view, now_ms // 1000, self._generation)
         cached = self._visible_cache.get(key)
         if cached is None:
-            cached = evaluate_visibility(view, now_ms, self.col, self._codes, self.tags)
+            cached = evaluate_visibility(view, now_ms, self.col, self._codes, self.tags, self.tools)
             if len(self._visible_cache) >= _VISIBLE_CACHE_SIZE:
                 self._visible_cache.clear()
             self._visible_cache[key] = cached

@@ -31,7 +31,7 @@ from graphmem.store.tables import SCHEMA_VERSION
 
 __all__ = ["load_snapshot", "save_snapshot", "snapshot_path"]
 
-_FORMAT = 1
+_FORMAT = 2  # 2: outcome and task_type columns, tools_used sets
 
 
 def snapshot_path(engine: Engine) -> Path | None:
@@ -59,6 +59,7 @@ def save_snapshot(projection: GraphProjection, path: Path, engine: Engine, gener
                   "commit": _commit_time(engine, generation), "settings": _fingerprint(projection),
                   "names": projection.names, "kinds": kinds, "codes": projection._codes,
                   "tags": {str(node): sorted(tags) for node, tags in projection.tags.items()},
+                  "tools": {str(node): sorted(tools) for node, tools in projection.tools.items()},
                   "relations": list(projection.relations.values()), "memory_count": projection.memory_count}
     arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -119,6 +120,7 @@ def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[s
     projection.memory_nodes = {names[node]: node for node in memory_nodes}
     projection.memory_by_seq = dict(zip(seq[memory_nodes].tolist(), memory_nodes, strict=True))
     projection.tags = {int(node): frozenset(tags) for node, tags in header["tags"].items()}
+    projection.tools = {int(node): frozenset(tools) for node, tools in header["tools"].items()}
     projection.relations = {edge[0]: RelationEdge(*edge) for edge in header["relations"]}
     projection._codes = header["codes"]
     projection.memory_count = int(header["memory_count"])

@@ -37,11 +37,11 @@ FORMAT = "graphmem-jsonl"
 MEMORY_FIELDS = (
     "id", "content", "kind", "project", "topic_key", "tags", "entities", "source", "context", "meta", "session_id",
     "created_at", "last_used_at", "use_count", "strength", "status", "valid_from", "valid_to", "superseded_by",
-    "review_after", "parent_id", "content_hash",
+    "review_after", "parent_id", "content_hash", "outcome", "task_type", "tools_used",
 )
 _RELATION_FIELDS = ("id", "source_id", "target_id", "type", "confidence", "reason", "evidence", "meta", "status",
                     "created_at", "judged_at")
-_DEFAULTS: dict[str, Any] = {"tags": list, "entities": list, "meta": dict, "use_count": int,
+_DEFAULTS: dict[str, Any] = {"tags": list, "entities": list, "tools_used": list, "meta": dict, "use_count": int,
                              "strength": lambda: 1.0, "confidence": lambda: 1.0, "timeout_s": lambda: 7200}
 _SESSION_FIELDS = ("id", "project", "client", "started_at", "last_activity_at", "ended_at", "timeout_s")
 _PROMPT_FIELDS = ("id", "session_id", "project", "content", "created_at")
@@ -62,6 +62,7 @@ def export_records(engine: Engine, schema_version: int) -> Iterator[dict[str, An
             mentions.setdefault(m.memory_seq, []).append([key_of[m.concept_seq], m.weight, m.count])
         for memory in session.exec(select(MemoryRow).order_by(col(MemoryRow.created_at), col(MemoryRow.id))):
             record = {"type": "memory", **{name: getattr(memory, name) for name in MEMORY_FIELDS}}
+            record["tools_used"] = record["tools_used"] or []  # NULL in rows older than migration 0003
             record["mentions"] = sorted(mentions.get(memory.seq or 0, []))
             yield record
         # An edge's pair is written in key order, not seq order: seqs differ between stores, and the

@@ -1,7 +1,8 @@
 """Which memories a query may see: the filter value and its evaluation over the projection's columns.
 
-Filters (project, kind, tags, status, superseded, ``as_of``) apply to a boolean node mask before any
-top-k cut, so a filtered query never loses its hits to memories it could not see.
+Filters (project, kind, tags, status, superseded, ``as_of``; outcome, task type and tools used) apply
+to a boolean node mask before any top-k cut, so a filtered query never loses its hits to memories it
+could not see.
 """
 
 from __future__ import annotations
@@ -28,11 +29,15 @@ class VisibilityFilter:
     as_of_ms: int | None = None
     include_superseded: bool = False
     statuses: tuple[str, ...] = ("active", "promoted")
+    outcomes: tuple[str, ...] = ()  # any of these outcomes
+    task_types: tuple[str, ...] = ()  # any of these task types
+    tools: tuple[str, ...] = ()  # every one of these tools used (like tags)
 
 
 def evaluate_visibility(view: VisibilityFilter, now_ms: int, col: Callable[[str], np.ndarray],
                         codes: Mapping[str, Mapping[str, int]],
-                        tags: Mapping[int, frozenset[str]]) -> np.ndarray:
+                        tags: Mapping[int, frozenset[str]],
+                        tools: Mapping[int, frozenset[str]] | None = None) -> np.ndarray:
     """Boolean mask over nodes: the memories ``view`` admits at ``now_ms`` (concept nodes are False).
 
     Default recall sees active and promoted memories not hidden by a judged relation and not past
@@ -50,9 +55,20 @@ def evaluate_visibility(view: VisibilityFilter, now_ms: int, col: Callable[[str]
         mask &= np.isin(col("status"), [STATUSES.index(status) for status in view.statuses])
         if not view.include_superseded:
             mask &= ~col("hidden") & (now_ms < col("valid_to"))
-    if view.tags:
-        wanted = set(view.tags)
-        for node in np.flatnonzero(mask):
-            if not wanted <= tags.get(int(node), frozenset()):
-                mask[node] = False
+    if view.outcomes:
+        mask &= np.isin(col("outcome"), [codes["outcome"].get(value, -2) for value in view.outcomes])
+    if view.task_types:
+        mask &= np.isin(col("task_type"), [codes["task_type"].get(value, -2) for value in view.task_types])
+    _require_all(mask, view.tags, tags)
+    _require_all(mask, view.tools, tools or {})
     return mask
+
+
+def _require_all(mask: np.ndarray, wanted: tuple[str, ...], labels: Mapping[int, frozenset[str]]) -> None:
+    """Clear the nodes of ``mask`` whose label set lacks one of ``wanted`` (in place)."""
+    if not wanted:
+        return
+    needed = set(wanted)
+    for node in np.flatnonzero(mask):
+        if not needed <= labels.get(int(node), frozenset()):
+            mask[node] = False

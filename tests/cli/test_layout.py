@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 CLI = Path(__file__).resolve().parents[2] / "graphmem" / "cli"
-FEATURES = ("start", "memories", "relations", "lifecycle")
+FEATURES = ("start", "memories", "relations", "lifecycle", "learning")
 
 
 def _imported(module: Path) -> set[str]:

@@ -45,6 +45,9 @@ class MemoryOut(Out):
     superseded_by: str | None = optional()
     review_after: datetime | None = optional()
     parent_id: str | None = optional()
+    outcome: str | None = optional()
+    task_type: str | None = optional()
+    tools_used: list[str] = optional([])
 
     @field_serializer("created_at", "last_used_at", "valid_from", "valid_to", "review_after")
     def _iso(self, value: datetime | None) -> str | None:

@@ -13,7 +13,7 @@ from pydantic import Field
 from graphmem.server.models.base import Out, optional
 
 __all__ = ["AssociateOut", "CompositionOut", "GraphOut", "GraphStatsOut", "MemoryHitOut", "SearchHitOut",
-           "SearchOut", "SeedNodeOut", "StatusOut"]
+           "SearchOut", "SeedNodeOut", "SkillHitOut", "StatusOut"]
 
 NOTES = "warnings about this hit: superseded by X (shown through as_of), contradicted by Y, pending conflict Z"
 
@@ -69,6 +69,26 @@ class CompositionOut(Out):
     stop_reason: str
 
 
+class SkillHitOut(Out):
+    """A skill the query matched (include=skills|all); skill_detail decides which fields are filled."""
+
+    id: str
+    name: str
+    status: str
+    score: float = Field(description="share of the query's words found in name (best), trigger or steps")
+    project: str | None = optional()
+    trigger: str | None = optional()
+    step_count: int | None = optional()
+    steps: list[str] = optional([])
+    source_ids: list[str] = optional([])
+    version: int | None = optional()
+    successes: int | None = optional()
+    failures: int | None = optional()
+
+
+SKILLS = "skills the query matched, with include=skills or all (memory_skills for the full record)"
+
+
 class AssociateOut(Out):
     mode: str
     query_concepts: list[str]
@@ -77,6 +97,7 @@ class AssociateOut(Out):
     activated_count: int
     memories: list[MemoryHitOut]
     composition: CompositionOut | None = None
+    skills: list[SkillHitOut] = optional([], SKILLS)
 
 
 class SearchHitOut(Out):
@@ -103,6 +124,7 @@ class SearchOut(Out):
     total_candidates: int
     offset: int
     unmatched_concepts: list[str] = optional([])
+    skills: list[SkillHitOut] = optional([], SKILLS)
 
 
 class GraphOut(Out):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from graphmem.core.values import KINDS, STATUSES
+from graphmem.core.values import KINDS, OUTCOMES, STATUSES
 
 __all__ = ["record_problem"]
 
@@ -63,9 +63,12 @@ _CHECKS: dict[str, dict[str, tuple[Check, str]]] = {
         "review_after": (_optional_integer, _MS), "use_count": (_optional_integer, "an integer"),
         "strength": (lambda v: v is None or _number(v), "a number"), "tags": (_strings, "a list of strings"),
         "entities": (_strings, "a list of strings"), "meta": (_mapping, "an object"),
+        "tools_used": (_strings, "a list of strings"),
+        "outcome": (lambda v: v is None or v in OUTCOMES, f"null or one of {', '.join(OUTCOMES)}"),
         "mentions": (_mentions, "a list of [concept, weight, count]"),
         **{name: (_optional_text, "a string") for name in
-           ("project", "topic_key", "source", "context", "session_id", "superseded_by", "parent_id")},
+           ("project", "topic_key", "source", "context", "session_id", "superseded_by", "parent_id",
+            "task_type")},
     },
     "concept": {"key": (_text, _NAME), "kind": (_text, _NAME),
                 "aliases": (_strings, "a list of strings")},

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.core.values import STATUSES
+from graphmem.service.memories.learn_filter import LearnFilter
 from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.validation import check_count, check_text, parse_instant
 from graphmem.store.convert import to_ms
@@ -31,7 +32,8 @@ class ExportScope:
     ``memory_associate`` returns for the query (``max_results`` of them, same filters) and the query's
     seed concepts, plus the activated nodes within ``hops`` hops of those memories, walking memory →
     concept → memory and along relations (hops=1: their concepts; hops=2: also the activated memories
-    sharing them), up to ``max_nodes`` nodes.
+    sharing them), up to ``max_nodes`` nodes. ``outcome``, ``task_type`` and ``tools_used`` narrow
+    any scope to the memories with that outcome, that task type, and every one of those tools.
     """
 
     project: str | None = None
@@ -40,13 +42,21 @@ class ExportScope:
     hops: int = 1
     max_results: int = 10
     max_nodes: int = 2000
+    outcome: str | None = None
+    task_type: str | None = None
+    tools_used: tuple[str, ...] = ()
+
+    def narrow(self, view: VisibilityFilter) -> VisibilityFilter:
+        """``view`` restricted by the scope's outcome, task type and tools."""
+        return LearnFilter(self.outcome, self.task_type, self.tools_used).narrow(view)
 
     def describe(self) -> dict[str, Any]:
         """The scope as graph attributes (``None`` fields left out: GraphML and GEXF have no null)."""
         name = "query" if self.query else "time slice" if self.as_of is not None else (
             "project" if self.project else "whole graph")
         fields: dict[str, Any] = {"scope": name, "project": self.project, "query": self.query,
-                  "as_of": None if self.as_of is None else str(self.as_of)}
+                                  "as_of": None if self.as_of is None else str(self.as_of), "outcome": self.outcome,
+                                  "task_type": self.task_type, "tools_used": "; ".join(self.tools_used) or None}
         if self.query:
             fields.update(hops=self.hops, max_results=self.max_results)
         return {key: value for key, value in fields.items() if value is not None}
@@ -74,10 +84,11 @@ def select_nodes(recall: RecallEngine, scope: ExportScope) -> NodeSelection:
             view = VisibilityFilter(project=scope.project, include_superseded=True, statuses=STATUSES)
         else:
             view = VisibilityFilter(project=scope.project, as_of_ms=as_of_ms)
-        memories = np.flatnonzero(projection.visible(view, now_ms))
+        memories = np.flatnonzero(projection.visible(scope.narrow(view), now_ms))
         nodes = np.union1d(memories, _concepts_of(projection, memories))
         return NodeSelection(nodes, {}, (), frozenset(), truncated=False)
-    return _activated(recall, scope, VisibilityFilter(project=scope.project, as_of_ms=as_of_ms), now_ms)
+    return _activated(recall, scope, scope.narrow(VisibilityFilter(project=scope.project, as_of_ms=as_of_ms)),
+                      now_ms)
 
 
 def check_scope(recall: RecallEngine, scope: ExportScope) -> ExportScope:
@@ -87,7 +98,10 @@ def check_scope(recall: RecallEngine, scope: ExportScope) -> ExportScope:
     if query is not None:
         query = (check_text("query", query, limits.max_query_chars, required=True) or "").strip()
     parse_instant("as_of", scope.as_of)
+    narrowed = scope.narrow(VisibilityFilter())  # validates the learn fields
     return ExportScope(project=check_text("project", scope.project, 200) or None, as_of=scope.as_of,
+                       outcome=scope.outcome, task_type=narrowed.task_types[0] if narrowed.task_types else None,
+                       tools_used=narrowed.tools,
                        query=query, hops=check_count("hops", scope.hops, 0, 4),
                        max_results=check_count("max_results", scope.max_results, 1, limits.max_results),
                        max_nodes=check_count("max_nodes", scope.max_nodes, 1, 100_000))

@@ -12,10 +12,10 @@ from graphmem.service.clock import Clock
 from graphmem.service.learning.results import ClusterItem, ClusterReport
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, check_range
-from graphmem.store.learning_store import ConceptMatrix, concept_matrix
+from graphmem.store.learning_store import ConceptMatrix, concept_matrix, neighbourhood_matrix
 from graphmem.store.projection import VisibilityFilter
 
-__all__ = ["DUPLICATE_THRESHOLD", "LINK_THRESHOLD", "ClusterService", "Similarity", "similarity_of"]
+__all__ = ["DUPLICATE_THRESHOLD", "LINK_THRESHOLD", "ClusterService", "Similarity", "neighbours_of", "similarity_of"]
 
 # Measured on data/ (341 memories, blank pipeline): the six labelled near-duplicates score 0.52–0.81;
 # the strongest same-kind pairs that are not repeats are two steps of one worker deploy (0.57, 0.50),
@@ -46,6 +46,21 @@ def similarity_of(uow: UnitOfWork, project: str | None, now_ms: int, floor: floa
     """Candidate pairs (same project, cosine over specific concepts ≥ ``floor``) of the visible memories."""
     matrix = concept_matrix(uow.fresh(), VisibilityFilter(project=project), now_ms)
     max_df = clustering.specificity_cap(matrix.n_docs)
+    pairs = clustering.similar_pairs(matrix.matrix, matrix.df, matrix.n_docs, matrix.projects,
+                                     max_df=max_df, min_similarity=floor)
+    return Similarity(matrix, pairs, max_df)
+
+
+def neighbours_of(uow: UnitOfWork, memory_id: str, project: str | None, now_ms: int,
+                  floor: float) -> Similarity | None:
+    """:func:`similarity_of` for one memory: its candidate pairs only (row 0 is ``memory_id``), from the
+    memories sharing one of its specific concepts, never the whole project. The scores equal the
+    project-wide ones: the weights use the same document frequencies and memory count."""
+    projection = uow.fresh()
+    max_df = clustering.specificity_cap(projection.memory_count)
+    matrix = neighbourhood_matrix(projection, memory_id, VisibilityFilter(project=project), now_ms, max_df)
+    if matrix is None:
+        return None
     pairs = clustering.similar_pairs(matrix.matrix, matrix.df, matrix.n_docs, matrix.projects,
                                      max_df=max_df, min_similarity=floor)
     return Similarity(matrix, pairs, max_df)

@@ -1,5 +1,5 @@
 """``service.learning``: the learning use cases, each its own attribute (clusters, duplicates,
-consolidation, skills, briefs), built from the one unit of work."""
+consolidation, skills, briefs, and ``recall``: skills a query matches), built from the one unit of work."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from graphmem.service.learning.briefs import BriefService
 from graphmem.service.learning.clusters import ClusterService
 from graphmem.service.learning.consolidation import ConsolidationService
 from graphmem.service.learning.duplicates import DuplicateFinder
+from graphmem.service.learning.skill_recall import SkillRecall
 from graphmem.service.learning.skills import SkillService
 from graphmem.service.memories.writes import MemoryWrites
 from graphmem.service.unit_of_work import UnitOfWork
@@ -24,3 +25,4 @@ class LearningService:
         self.consolidation = ConsolidationService(uow, clock, self.clusters)
         self.skills = SkillService(uow, clock, writes)
         self.briefs = BriefService(uow, clock, self.skills)
+        self.recall = SkillRecall(uow)

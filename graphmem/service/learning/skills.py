@@ -14,11 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.core import clustering
 from graphmem.core.consolidation import split_statements
+from graphmem.core.values import OUTCOMES
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.ids import new_id
 from graphmem.service.clock import Clock
-from graphmem.service.learning.clusters import similarity_of
+from graphmem.service.learning.clusters import neighbours_of
 from graphmem.service.learning.results import PatternNotice, Skill, SkillList, SkillVersion
 from graphmem.service.memories.writes import MemoryWrites
 from graphmem.service.unit_of_work import UnitOfWork
@@ -34,7 +36,6 @@ SKILL_THRESHOLD = 3  # Kyew: "2 related memories found — 1 more before skill g
 RELATED_SIMILARITY = 0.3
 _TRANSITIONS = {"activate": ({"draft", "deprecated"}, "active"), "deprecate": ({"active"}, "deprecated"),
                 "reject": ({"draft"}, "rejected")}
-OUTCOMES = ("success", "failure", "partial", "unknown")
 
 
 class SkillService:
@@ -60,14 +61,12 @@ class SkillService:
 
     def related(self, memory_id: str, project: str | None) -> tuple[str, ...]:
         """Visible memories of the project sharing specific concepts with ``memory_id``, strongest first."""
-        similarity = similarity_of(self.uow, project, self.clock.now_ms(), RELATED_SIMILARITY)
-        ids = similarity.matrix.memory_ids
-        if memory_id not in ids:
+        similarity = neighbours_of(self.uow, memory_id, project, self.clock.now_ms(), RELATED_SIMILARITY)
+        if similarity is None:
             return ()
-        row = ids.index(memory_id)
-        pairs = similarity.pairs
-        touching = (pairs.left == row) | (pairs.right == row)
-        others = np.where(pairs.left[touching] == row, pairs.right[touching], pairs.left[touching])
+        ids, pairs = similarity.matrix.memory_ids, similarity.pairs
+        touching = (pairs.left == 0) | (pairs.right == 0)  # row 0 is the memory itself
+        others = np.where(pairs.left[touching] == 0, pairs.right[touching], pairs.left[touching])
         return tuple(ids[int(other)] for other in others)
 
     def draft(self, memory_ids: Sequence[str], project: str | None, actor: str = "graphmem") -> Skill:
@@ -75,10 +74,7 @@ class SkillService:
         memories = sorted(self.uow.repository.memories_by_id(memory_ids).values(), key=lambda m: m.created_at)
         if len(memories) < 2:
             raise InvalidInput("a skill needs at least two source memories")
-        similarity = similarity_of(self.uow, project, self.clock.now_ms(), RELATED_SIMILARITY)
-        rows = np.array([similarity.matrix.memory_ids.index(m.id) for m in memories
-                         if m.id in similarity.matrix.memory_ids])
-        concepts = similarity.concepts(rows, 3) if rows.size else ()
+        concepts = self._shared_concepts([m.id for m in memories])
         name = " / ".join(concepts) or memories[0].content[:40]
         steps = [_step(m.content, m.kind) for m in memories]
         now = self.clock.now_ms()
@@ -135,6 +131,17 @@ class SkillService:
             return self._skill(session, self._row(session, skill_id))
 
     # -- helpers --------------------------------------------------------------------------------
+    def _shared_concepts(self, memory_ids: Sequence[str], limit: int = 3) -> tuple[str, ...]:
+        """The specific concepts most of ``memory_ids`` share (read from their rows only)."""
+        projection = self.uow.fresh()
+        with projection.lock:
+            nodes = [projection.memory_nodes[m] for m in memory_ids if m in projection.memory_nodes]
+            matrix = learning_store.rows_matrix(projection, nodes)
+        max_df = clustering.specificity_cap(matrix.n_docs)
+        rows = np.arange(len(nodes), dtype=np.int64)
+        columns = clustering.shared_concepts(matrix.matrix, rows, matrix.df, max_df, limit) if nodes else ()
+        return tuple(matrix.concept_keys[int(c)] for c in columns)
+
     def _change(self, skill_id: str, actor: str, reason: str | None, apply: Any, *,
                 needs_session: bool = False) -> Skill:
         actor = check_text("actor", actor, 200, required=True) or "agent"

@@ -144,7 +144,8 @@ class LifecycleService:
             self.settings.limits, content=content, kind=kind or original.kind, project=original.project,
             topic_key=original.topic_key, tags=original.tags if tags is None else tags,
             entities=original.entities, source=original.source, context=original.context, meta=original.meta,
-            parent_id=original.id)
+            parent_id=original.id, outcome=original.outcome, task_type=original.task_type,
+            tools_used=original.tools_used)
         draft = build_drafts(self.uow.extractor, [observation])[0]
         now = self.now_ms()
         relation = {"id": new_id("rel"), "type": "supersedes", "confidence": 1.0, "status": "judged",

@@ -9,15 +9,23 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.core.redaction import mask_placeholders
+from graphmem.core.values import OUTCOMES
+from graphmem.errors import InvalidInput
 from graphmem.ids import new_id
 from graphmem.service.scrub import Scrubber
-from graphmem.service.validation import check_kind, check_text, normalize_content, parse_instant
+from graphmem.service.validation import check_choice, check_kind, check_text, normalize_content, parse_instant
 from graphmem.settings import LimitSettings
 from graphmem.store.convert import to_ms
 from graphmem.store.repository import MemoryDraft
 from nlp import ConceptExtractor, ParsedObservation, normalize_key
 
-__all__ = ["Observation", "build_drafts", "validate_observation"]
+__all__ = ["MAX_TASK_TYPE_CHARS", "MAX_TOOLS", "MAX_TOOL_CHARS", "Observation", "build_drafts",
+           "validate_observation"]
+
+# Kyew's learn fields: a task type is a short label ("deploy", "debugging"), tools are short names.
+MAX_TASK_TYPE_CHARS = 100
+MAX_TOOLS = 30
+MAX_TOOL_CHARS = 100
 
 # Co-occurrence evidence is recorded among an observation's six most salient concepts that share a
 # sentence: all pairs of a 40-concept passage would add 780 edges of mostly noise, and generating
@@ -44,6 +52,9 @@ class Observation:
     created_at: datetime | None = None
     id: str | None = None
     parent_id: str | None = None
+    outcome: str | None = None
+    task_type: str | None = None
+    tools_used: tuple[str, ...] = ()
     redacted: Mapping[str, int] = field(default_factory=dict)  # secret kind → count replaced
 
 
@@ -51,7 +62,8 @@ def validate_observation(limits: LimitSettings, *, content: Any, kind: str = "no
                          topic_key: Any = None, tags: Any = None, entities: Any = None,
                          source: Any = None, context: Any = None, meta: Any = None, session_id: Any = None,
                          review_after: Any = None, valid_from: Any = None, created_at: Any = None,
-                         parent_id: Any = None) -> Observation:
+                         parent_id: Any = None, outcome: Any = None, task_type: Any = None,
+                         tools_used: Any = None) -> Observation:
     """Check every field at the boundary; raise InvalidInput naming the first bad one.
 
     Every text field loses its ``<private>`` blocks and secrets before anything parses it.
@@ -71,8 +83,18 @@ def validate_observation(limits: LimitSettings, *, content: Any, kind: str = "no
         valid_from=parse_instant("valid_from", valid_from),
         created_at=parse_instant("created_at", created_at),
         parent_id=check_text("parent_id", parent_id, 200) or None,
+        outcome=_outcome(outcome), task_type=scrub.text("task_type", task_type, MAX_TASK_TYPE_CHARS),
+        tools_used=scrub.strings("tools_used", tools_used, MAX_TOOLS, MAX_TOOL_CHARS),
         redacted=scrub.redacted,
     )
+
+
+def _outcome(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"outcome must be one of: {', '.join(OUTCOMES)}")
+    return check_choice("outcome", value.strip().lower(), OUTCOMES)
 
 
 def build_drafts(extractor: ConceptExtractor, observations: Sequence[Observation]) -> list[MemoryDraft]:
@@ -102,6 +124,7 @@ def _draft(obs: Observation, doc: ParsedObservation, now: datetime) -> MemoryDra
         "created_at": to_ms(created), "last_used_at": to_ms(created), "use_count": 0, "strength": 1.0,
         "status": "active", "valid_from": to_ms(valid_from), "valid_to": None, "superseded_by": None,
         "review_after": to_ms(obs.review_after) if obs.review_after else None, "parent_id": obs.parent_id,
+        "outcome": obs.outcome, "task_type": obs.task_type, "tools_used": list(obs.tools_used),
         "concept_count": len(mentions),
     }
     return MemoryDraft(row=row, mentions=tuple(mentions.values()), cooccurrences=pairs)

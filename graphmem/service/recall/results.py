@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from graphmem.service.learning.results import SkillHit
+
 __all__ = [
     "AssociateResult",
     "CompositionResult",
@@ -82,6 +84,7 @@ class AssociateResult:
     memories: tuple[MemoryHit, ...]
     composition: CompositionResult | None = None
     mode: str = "recall"
+    skills: tuple[SkillHit, ...] = ()  # with include=skills|all (service.learning.recall)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +113,7 @@ class SearchResult:
     offset: int
     limit: int
     unmatched_concepts: tuple[str, ...] = ()
+    skills: tuple[SkillHit, ...] = ()  # with include=skills|all (service.learning.recall)
 
 
 @dataclass(frozen=True, slots=True)
