@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["normalize_key"]
+__all__ = ["fold_accents", "normalize_key"]
 
 # Quotes and clause punctuation around a phrase in prose. Code sigils such as ``-``, ``#``, ``@``, ``$``,
 # ``.``, ``/``, ``~``, ``<``, ``>`` and ``=`` are absent from the leading set, so ``--flags``, ``#123``,
@@ -89,3 +89,11 @@ def _wraps_whole(text: str) -> bool:
         if depth == 0:
             return position == len(text) - 1
     return False
+
+
+def fold_accents(key: str) -> str:
+    """Strip combining marks: ``"aschenbrödel"`` → ``"aschenbrodel"`` (CJK and other scripts unchanged)."""
+    if key.isascii():
+        return key
+    decomposed = unicodedata.normalize("NFKD", key)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))

@@ -6,6 +6,7 @@ match always falls on word boundaries ("Google ago" can never match the concept 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
 from nlp.doc_view import DocView
@@ -13,7 +14,24 @@ from nlp.identifiers import TokenClass
 from nlp.normalize import normalize_key
 from nlp.types import ConceptMention
 
-__all__ = ["fallback_keys", "word_ngrams"]
+__all__ = ["fallback_keys", "query_terms", "word_ngrams"]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# The English stopword list the BM25 baseline uses; kept here so graphmem's BM25 leg sees the same
+# query the baseline does.
+_STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been before being below
+    between both but by can did do does doing don down during each few for from further had has have
+    having he her here hers herself him himself his how i if in into is it its itself just me more most
+    my myself no nor not now of off on once only or other our ours ourselves out over own same she
+    should so some such than that the their theirs them themselves then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves s t
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
 
 _NGRAM_EDGE_CLASSES = frozenset(
     {TokenClass.IDENTIFIER, TokenClass.URL, TokenClass.DECIMAL, TokenClass.NUMBER}
@@ -99,3 +117,12 @@ def _is_edge(view: DocView, index: int) -> bool:
 def _lemma_key(view: DocView, index: int) -> str:
     info = view.infos[index]
     return info.key if info.cls is TokenClass.WORD else info.lower_key
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's distinct non-stopword word tokens, lower-cased, in order."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(query.casefold()):
+        if word not in _STOPWORDS and word not in seen:
+            seen[word] = None
+    return list(seen)

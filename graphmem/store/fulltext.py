@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
-__all__ = ["ensure_index", "query_terms", "rank"]
+from nlp.query import query_terms
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+__all__ = ["ensure_index", "rank"]
 
-# The English stopword list the BM25 baseline uses; kept here so graphmem's BM25 leg sees the same
-# query the baseline does.
-_STOPWORDS = frozenset(
-    """
-    a about above after again against all am an and any are as at be because been before being below
-    between both but by can did do does doing don down during each few for from further had has have
-    having he her here hers herself him himself his how i if in into is it its itself just me more most
-    my myself no nor not now of off on once only or other our ours ourselves out over own same she
-    should so some such than that the their theirs them themselves then there these they this those
-    through to too under until up very was we were what when where which while who whom why will with
-    would you your yours yourself yourselves s t
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
+
 
 _SQLITE_DDL = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5("
@@ -51,15 +38,6 @@ def ensure_index(connection: Connection) -> None:
     statements = _SQLITE_DDL if connection.dialect.name == "sqlite" else _POSTGRES_DDL
     for statement in statements:
         connection.execute(text(statement))
-
-
-def query_terms(query: str) -> list[str]:
-    """The query's distinct non-stopword word tokens, lower-cased, in order."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(query.casefold()):
-        if word not in _STOPWORDS and word not in seen:
-            seen[word] = None
-    return list(seen)
 
 
 def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[int] | None = None,

@@ -9,7 +9,6 @@ keeps its index for the life of the projection (new nodes are appended).
 from __future__ import annotations
 
 import threading
-import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -28,8 +27,9 @@ from graphmem.store.convert import to_ms
 from graphmem.store.engine import snapshot
 from graphmem.store.repository import StoredBatch
 from graphmem.store.visibility import MEMORY, VisibilityFilter, evaluate_visibility
+from nlp.normalize import fold_accents
 
-__all__ = ["CONCEPT", "MEMORY", "GraphProjection", "RelationEdge", "VisibilityFilter", "fold_accents"]
+__all__ = ["CONCEPT", "MEMORY", "GraphProjection", "RelationEdge", "VisibilityFilter"]
 
 CONCEPT = 0  # node_type of a concept node; MEMORY (1) comes from visibility
 _NEVER = np.iinfo(np.int64).max
@@ -49,14 +49,6 @@ def _lookup(node_of_seq: dict[int, int]) -> np.ndarray:
     table = np.full(max(node_of_seq, default=0) + 1, -1, dtype=np.int64)
     table[np.fromiter(node_of_seq.keys(), dtype=np.int64)] = np.fromiter(node_of_seq.values(), dtype=np.int64)
     return table
-
-
-def fold_accents(key: str) -> str:
-    """Strip combining marks: ``"aschenbrödel"`` → ``"aschenbrodel"`` (CJK and other scripts unchanged)."""
-    if key.isascii():
-        return key
-    decomposed = unicodedata.normalize("NFKD", key)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 class RelationEdge(NamedTuple):

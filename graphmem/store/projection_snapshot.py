@@ -26,8 +26,9 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from graphmem.core.spreading_graph import SpreadingGraph
-from graphmem.store.projection import _COLUMNS, CONCEPT, MEMORY, GraphProjection, RelationEdge, fold_accents
+from graphmem.store.projection import _COLUMNS, CONCEPT, MEMORY, GraphProjection, RelationEdge
 from graphmem.store.tables import SCHEMA_VERSION
+from nlp.normalize import fold_accents
 
 __all__ = ["load_snapshot", "save_snapshot", "snapshot_path"]
 

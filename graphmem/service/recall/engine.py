@@ -19,7 +19,8 @@ from graphmem.service.recall.results import MemoryHit, SeedNode
 from graphmem.service.recall.turns import TurnIndex
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.settings import ActivationSettings
-from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter, fold_accents
+from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
+from nlp.normalize import fold_accents
 
 __all__ = ["Activation", "RecallEngine"]
 

@@ -13,8 +13,8 @@ import numpy as np
 from graphmem.core.spreading_graph import IntArray
 from graphmem.service.recall.turns import TurnIndex, named_speakers
 from graphmem.service.unit_of_work import UnitOfWork
-from graphmem.store.fulltext import query_terms
 from graphmem.store.projection import MEMORY, GraphProjection, VisibilityFilter
+from nlp.query import query_terms
 
 __all__ = ["KeywordLeg"]
 
