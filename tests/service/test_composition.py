@@ -63,3 +63,26 @@ def test_a_judged_contradiction_of_a_source_names_the_relation_and_the_stronger_
     assert report.memory_ids == (always, never)
     assert (report.relation_id, report.relation_type, report.newer_id) == (related.relation.id, "contradicts", never)
     assert report.stronger_id == related.relation.meta.get("stronger_id")
+
+
+# -- item 2: needs are the task's meaningful concepts -----------------------------------------------
+def test_an_unknown_phrase_is_one_gap_not_one_per_word_and_sub_phrase(bundled):
+    composition = bundled.associate("quantum blockchain teleportation", mode="composition").composition
+    assert composition.gaps == ("quantum blockchain teleportation",)
+    assert composition.sources == () and not composition.coverage_met
+
+
+def test_a_generic_verb_is_not_a_need_a_memory_can_cover(bundled):
+    query = "keep users signed in across tabs, invalidate on logout, and survive a browser restart"
+    composition = bundled.associate(query, mode="composition", project="web-frontend",
+                                    min_coverage=1.0).composition
+    needs = {*composition.covered, *composition.gaps}
+    assert "survive" not in needs and {"logout", "browser restart"} <= needs
+    assert not any("survives the download" in hit.content for hit in composition.sources)
+
+
+def test_min_coverage_zero_takes_one_source_and_an_empty_selection_does_not_meet_it(bundled):
+    found = bundled.associate(RETRY_POST, mode="composition", project="payments-api", min_coverage=0.0).composition
+    assert len(found.sources) == 1 and found.coverage_met
+    empty = bundled.associate("quantum blockchain teleportation", mode="composition", min_coverage=0.0).composition
+    assert empty.sources == () and not empty.coverage_met

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphmem.core.composition import Candidate, compose
+from graphmem.core.composition import Candidate, compose, needs_of
 from graphmem.core.conflicts import detect_conflict, pair_key
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.values import Memory
@@ -20,12 +20,8 @@ _CANDIDATE_POOL = 50
 def build_composition(engine: RecallEngine, activation: Activation, *, min_coverage: float,
                       max_sources: int) -> CompositionResult:
     """Cover the query's needs with the fewest, best-activated memories and report what is missing."""
-    needed = {seed.name: seed.weight for seed in activation.seeds}
-    if activation.unmatched:
-        # An unmatched concept is a need no memory can meet; weight it like the most specific seed so
-        # coverage is never overstated by dropping it.
-        gap_weight = max(needed.values(), default=1.0)
-        needed.update(dict.fromkeys(activation.unmatched, gap_weight))
+    # Seeds carry their specificity within the filter's memories (RecallEngine._scoped).
+    needed = needs_of({seed.name: seed.weight for seed in activation.seeds}, activation.unmatched)
     pool = [node for node, _ in activation.ranked[: max(_CANDIDATE_POOL, 5 * max_sources)]]
     score_of = dict(activation.ranked)
     names = {node: frozenset(engine.concept_names(node)) for node, _ in activation.ranked}
