@@ -17,7 +17,7 @@ import pytest
 from graphmem.cli import COMMANDS, build_parser
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-CORE_COMMANDS = ("serve", "store", "search", "associate", "import", "export", "stats", "demo")
+CORE_COMMANDS = ("serve", "store", "show", "search", "associate", "import", "export", "stats", "demo")
 _CONSOLE_BLOCK = re.compile(r"```(?:console|shell|sh|bash|text)\n(.*?)```", re.DOTALL)
 
 

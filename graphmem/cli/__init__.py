@@ -10,6 +10,7 @@ They share ``app`` and never import each other.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -51,6 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         COMMANDS[args.command][0](args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`graphmem export | head`): stop quietly, as on SIGPIPE
+        _silence_stdout()
+        return 141
     except GraphmemError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -58,3 +63,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush finds no closed pipe to complain about."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor behind stdout
+        pass
+    finally:
+        os.close(devnull)

@@ -6,10 +6,9 @@ Each command is a thin call into ``MemoryService.relations`` that prints text, o
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from graphmem.cli.app import Commands, emit, open_service, render_history
+from graphmem.cli.app import Commands, emit, open_service, read_input, render_history
 from graphmem.core.relations import valid_relation_types
 from graphmem.errors import InvalidInput
 
@@ -109,7 +108,7 @@ def cmd_chain(args: argparse.Namespace) -> None:
 
 def cmd_capture(args: argparse.Namespace) -> None:
     """Capture a markdown note's Decisions / Learnings / Errors ... bullets as typed memories."""
-    content = Path(args.file).read_text(encoding="utf-8")
+    content = read_input(args.file)
     capture = open_service(args).capture
     result = capture.markdown(content, project=args.project, tags=args.tag, dry_run=args.dry_run)
     emit(args, result, lambda r: "\n".join(
@@ -156,7 +155,7 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     fact.add_argument("--keep-previous", action="store_true", help="add: do not close the previous object")
     parsers["chain"].add_argument("ref", help="topic key or memory id")
     capture = parsers["capture"]
-    capture.add_argument("file")
+    capture.add_argument("file", help="the markdown note, or - for standard input")
     capture.add_argument("--tag", action="append", default=[])
     capture.add_argument("--dry-run", action="store_true")
     parsers["lint"].add_argument("--fix", action="store_true")
