@@ -65,7 +65,7 @@ def quotes(figures: dict[str, Any]) -> dict[str, list[str]]:
             f'"memories": {figures["memories"]},', f'"concepts": {figures["concepts"]},',
             f'"concept_edges": {figures["concept_edges"]},', f'"relations": {figures["relations"]},',
             f'"sessions": {figures["sessions"]},', f'"activation_method": "{figures["activation_method"]}"',
-            f"graph: {figures['graph_nodes']} nodes", f"{figures['graph_edges']} edges {{'mention': "
+            f"graph: {figures['graph_nodes']} nodes", f"{figures['graph_edges']} edges (mention "
                                                         f"{families['mention']}",
         ],
         "docs/export.md": [

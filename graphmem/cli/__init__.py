@@ -1,4 +1,4 @@
-"""``graphmem``: a thin command-line shell over ``MemoryService``.
+"""``graphmem``: the command line over ``MemoryService``; :data:`DESCRIPTION` is what ``--help`` says.
 
 Every command prints readable text, or JSON with ``--json``. Errors print one line and exit 2.
 One module per feature, mirroring the service: ``start`` (init, serve, demo), ``memories`` (store, search,
@@ -10,30 +10,33 @@ They share ``app`` and never import each other.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from graphmem import __version__
 from graphmem.cli import learning, lifecycle, memories, relations, start
-from graphmem.cli.app import Commands
+from graphmem.cli.app import Commands, HelpFormatter
 from graphmem.errors import GraphmemError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
+DESCRIPTION = ("graphmem: a knowledge-graph memory for AI agents. Store observations, find them again by what they "
+               "mean (concepts, not only keywords), keep them current, and serve them to agents over MCP.")
 _FEATURES = (start, memories, lifecycle, relations, learning)
 COMMANDS: Commands = {name: command for feature in _FEATURES for name, command in feature.COMMANDS.items()}
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``graphmem`` parser: the common options, then one subcommand per entry of :data:`COMMANDS`."""
-    parser = argparse.ArgumentParser(prog="graphmem", description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(prog="graphmem", description=DESCRIPTION, formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"graphmem {__version__}")
     parser.add_argument("--db", help="SQLite path or database URL (default: $GRAPHMEM_DB, else the nearest "
                                      ".graphmem/ up from here, else ~/.local/share/graphmem/memory.db)")
     parser.add_argument("--create", action="store_true", help="create the store if it does not exist")
     parser.add_argument("--json", action="store_true", help="print JSON")
     sub = parser.add_subparsers(dest="command", required=True)
-    parsers = {name: sub.add_parser(name, help=(fn.__doc__ or "").splitlines()[0],
+    parsers = {name: sub.add_parser(name, help=(fn.__doc__ or "").splitlines()[0], formatter_class=HelpFormatter,
                                     description=(fn.__doc__ or "").splitlines()[0], epilog=f"example: {example}")
                for name, (fn, example) in COMMANDS.items()}
     for feature in _FEATURES:
@@ -51,6 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         COMMANDS[args.command][0](args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`graphmem export | head`): stop quietly, as on SIGPIPE
+        _silence_stdout()
+        return 141
     except GraphmemError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -58,3 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush finds no closed pipe to complain about."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor behind stdout
+        pass
+    finally:
+        os.close(devnull)

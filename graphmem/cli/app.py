@@ -18,11 +18,21 @@ from typing import Any
 
 from graphmem.errors import StorageError
 
-__all__ = ["Command", "Commands", "emit", "open_service", "plain", "render_history", "settings_for"]
+__all__ = ["Command", "Commands", "HelpFormatter", "emit", "open_service", "plain", "read_input", "render_history",
+           "settings_for"]
 
 Command = Callable[[argparse.Namespace], None]
 # name → (handler, example): the handler's docstring is the command's help, the example its epilog.
 Commands = dict[str, tuple[Command, str]]
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default, unless it has none worth showing (unset, off, empty)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False, [], argparse.SUPPRESS) or "default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
 
 
 def settings_for(args: argparse.Namespace, *, create: bool = False) -> Any:
@@ -65,6 +75,13 @@ def open_service(args: argparse.Namespace, *, create: bool = False) -> Any:
     service = MemoryService(settings_for(args, create=create))
     atexit.register(service.close)  # one-shot commands still persist their metrics (docs/lifecycle.md)
     return service
+
+
+def read_input(name: str) -> str:
+    """The UTF-8 text of the file ``name``, or of standard input for ``-``."""
+    if name == "-":
+        return sys.stdin.read()
+    return Path(name).read_text(encoding="utf-8")
 
 
 def emit(args: argparse.Namespace, value: Any, render: Callable[[Any], str]) -> None:

@@ -156,8 +156,8 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     for name in ("clusters", "duplicates"):
         parsers[name].add_argument("--threshold", type=float, help="similarity to link (clusters) or to "
                                                                    "report (duplicates); default 0.45 / 0.5")
-    parsers["clusters"].add_argument("--limit", type=int, default=50)
-    parsers["duplicates"].add_argument("--limit", type=int, default=100)
+    parsers["clusters"].add_argument("--limit", type=int, default=50, help="clusters to show")
+    parsers["duplicates"].add_argument("--limit", type=int, default=100, help="pairs to show")
     consolidate = parsers["consolidate"]
     consolidate.add_argument("cluster_id", nargs="?", help="a cluster id from graphmem clusters")
     consolidate.add_argument("--ids", nargs="+", help="memory ids to merge instead of a cluster")
@@ -166,20 +166,21 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     consolidate.add_argument("--apply", action="store_true", help="write the merge (default: preview only)")
     consolidate.add_argument("--undo", metavar="MERGED_ID", help="restore the originals of a merge")
     skills = parsers["skills"]
-    skills.add_argument("action", choices=_SKILL_ACTIONS)
+    skills.add_argument("action", choices=_SKILL_ACTIONS, help="what to do with skills")
     skills.add_argument("args", nargs="*", help="skill id, text, version or outcome")
     skills.add_argument("--status", choices=["draft", "active", "deprecated", "rejected"], help="list: only these")
-    skills.add_argument("--limit", type=int, default=50)
+    skills.add_argument("--limit", type=int, default=50, help="list: skills to show")
     skills.add_argument("--kind", default="note", help="learn: the memory's kind")
     skills.add_argument("--actor", default="cli", help="who made the change (audit)")
     skills.add_argument("--reason", help="why (audit), or an outcome's note")
     skills.add_argument("--successor", help="deprecate: the skill replacing it")
     brief = parsers["brief"]
-    brief.add_argument("action", choices=["status", "synthesize", "reset"])
+    brief.add_argument("action", choices=["status", "synthesize", "reset"],
+                       help="show the counter, write the brief, or reset the counter")
     brief.add_argument("--root", default=".", help="synthesize: the project root the targets are under")
     brief.add_argument("--force", action="store_true", help="synthesize below the threshold")
     for name in COMMANDS:
-        parsers[name].add_argument("--project")
+        parsers[name].add_argument("--project", help="only this project (default: every project)")
 
 
 COMMANDS: Commands = {

@@ -116,7 +116,7 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     parsers["forget"].add_argument("--superseded-by", help="the memory that replaces it")
     parsers["correct"].add_argument("content", help="the corrected text")
     for name in ("forget", "correct"):
-        parsers[name].add_argument("--reason")
+        parsers[name].add_argument("--reason", help="why, kept with the change")
     review = parsers["review"]
     review.add_argument("--mark", metavar="ID", help="mark this memory reviewed (clears its date)")
     review.add_argument("--reschedule", action="store_true",
@@ -137,8 +137,8 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     prune.add_argument("--protect", action="append", metavar="KIND", help="kind never pruned (repeatable)")
     prune.add_argument("--no-protect", action="store_true", help="protect no kind")
     for name, limit in (("review", 20), ("promote", 100), ("gc", 1000), ("prune", 10_000), ("sessions", 5)):
-        parsers[name].add_argument("--project")
-        parsers[name].add_argument("--limit", type=int, default=limit)
+        parsers[name].add_argument("--project", help="only this project's memories")
+        parsers[name].add_argument("--limit", type=int, default=limit, help="at most this many")
     parsers["sessions"].add_argument("--session", help="one session id")
     parsers["metrics"].add_argument("--reset", action="store_true", help="clear every counter")
 

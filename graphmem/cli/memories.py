@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from graphmem.cli.app import Commands, emit, open_service
-from graphmem.errors import InvalidInput
+from graphmem.cli.app import Commands, emit, open_service, read_input
+from graphmem.core.values import KINDS
+from graphmem.errors import InvalidInput, NotFound
 
-__all__ = ["COMMANDS", "add_arguments", "cmd_associate", "cmd_export", "cmd_import", "cmd_search", "cmd_stats",
-           "cmd_store"]
+__all__ = ["COMMANDS", "add_arguments", "cmd_associate", "cmd_export", "cmd_import", "cmd_search", "cmd_show",
+           "cmd_stats", "cmd_store"]
 
 
 def cmd_store(args: argparse.Namespace) -> None:
@@ -24,6 +25,34 @@ def cmd_store(args: argparse.Namespace) -> None:
                                       topic_key=args.topic_key, tags=args.tag, review_after=args.review_after)
     emit(args, result, lambda r: f"{'duplicate of' if r.duplicate else 'stored'} {r.id} [{r.kind}] "
                                  f"concepts: {', '.join(r.concepts[:12])}")
+
+
+def cmd_show(args: argparse.Namespace) -> None:
+    """Show one memory by id or topic key: its full text, fields, concepts and relations."""
+    result = open_service(args).open([args.ref])
+    if not result.memories:
+        raise NotFound("memory id or topic key", args.ref)
+    emit(args, result, _render_show)
+
+
+_SHOWN_CONCEPTS = 12
+
+
+def _render_show(result: Any) -> str:
+    memory = result.memories[0]
+    head = [memory.id, f"[{memory.kind}]", memory.project or "-"]
+    head += [f" topic {memory.topic_key}"] if memory.topic_key else []
+    lines = [" ".join(head) + f"  {memory.status}", memory.content,
+             f"created {memory.created_at.isoformat()}  valid {memory.valid_from.isoformat()} → "
+             f"{memory.valid_to.isoformat() if memory.valid_to else 'now'}  used {memory.use_count} "
+             f"{'time' if memory.use_count == 1 else 'times'}  strength {memory.strength:.2f}"]
+    lines += [f"superseded by {memory.superseded_by}"] if memory.superseded_by else []
+    lines += [f"tags: {', '.join(memory.tags)}"] if memory.tags else []
+    concepts = result.concepts.get(memory.id, ())
+    more = f" (+{len(concepts) - _SHOWN_CONCEPTS} more, all with --json)" if len(concepts) > _SHOWN_CONCEPTS else ""
+    lines.append(f"concepts: {', '.join(concepts[:_SHOWN_CONCEPTS]) or '-'}{more}")
+    lines += [f"relation {r.id}: {r.source_id} {r.type} {r.target_id} ({r.status})" for r in result.relations]
+    return "\n".join(lines)
 
 
 def cmd_search(args: argparse.Namespace) -> None:
@@ -62,8 +91,12 @@ def cmd_import(args: argparse.Namespace) -> None:
     from rich.progress import Progress
 
     service = open_service(args)
-    lines = Path(args.file).read_text(encoding="utf-8").splitlines()
-    with Progress(disable=args.json, transient=True) as progress:
+    lines = read_input(args.file).splitlines()
+    from rich.console import Console
+
+    # The bar goes to stderr, and only on a terminal: stdout holds the report alone.
+    console = Console(stderr=True)
+    with Progress(console=console, disable=args.json or not console.is_terminal, transient=True) as progress:
         task = progress.add_task("importing", total=len(lines))
         report = service.import_jsonl(lines, on_progress=lambda done: progress.update(task, completed=done))
     emit(args, dataclasses.replace(report, ids=()), lambda r: f"imported ({r.format}): "
@@ -116,6 +149,7 @@ def cmd_stats(args: argparse.Namespace) -> None:
 
 COMMANDS: Commands = {
     "store": (cmd_store, 'graphmem store "Use Redis for session storage" --kind decision --project web'),
+    "show": (cmd_show, "graphmem show search-service/engine"),
     "search": (cmd_search, 'graphmem search "session storage" --project web --json'),
     "associate": (cmd_associate, 'graphmem associate "retry webhooks" --mode composition'),
     "import": (cmd_import, "graphmem import data/observations.jsonl"),
@@ -127,30 +161,35 @@ COMMANDS: Commands = {
 def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     """The arguments of the memory commands."""
     store = parsers["store"]
-    store.add_argument("content")
-    store.add_argument("--kind", default="note")
-    store.add_argument("--project")
-    store.add_argument("--topic-key")
-    store.add_argument("--tag", action="append", default=[])
-    store.add_argument("--review-after")
+    store.add_argument("content", help="the observation's text")
+    store.add_argument("--kind", default="note", help=f"one of: {', '.join(KINDS)}")
+    store.add_argument("--project", help="the project it belongs to")
+    store.add_argument("--topic-key", help="a stable key such as decision/session-storage; a new memory under "
+                                           "the same key replaces the current one")
+    store.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
+    store.add_argument("--review-after", help="review it after this date (ISO 8601 or epoch ms)")
+    parsers["show"].add_argument("ref", metavar="ID_OR_TOPIC_KEY", help="memory id or topic key")
     for name in ("search", "associate"):
         recall = parsers[name]
-        recall.add_argument("query")
-        recall.add_argument("--project")
-        recall.add_argument("--limit", type=int, default=10)
-    parsers["search"].add_argument("--kind")
-    parsers["search"].add_argument("--as-of")
-    parsers["associate"].add_argument("--mode", choices=["recall", "composition"], default="recall")
-    parsers["associate"].add_argument("--min-coverage", type=float, default=0.7)
-    parsers["import"].add_argument("file")
+        recall.add_argument("query", help="what to look for, in words")
+        recall.add_argument("--project", help="only this project's memories")
+        recall.add_argument("--limit", type=int, default=10, help="memories to return (1-100)")
+    parsers["search"].add_argument("--kind", help=f"only memories of this kind: {', '.join(KINDS)}")
+    parsers["search"].add_argument("--as-of", help="what was visible at this instant (ISO 8601 or epoch ms)")
+    parsers["associate"].add_argument("--mode", choices=["recall", "composition"], default="recall",
+                                      help="recall: related memories; composition: the fewest that cover the query")
+    parsers["associate"].add_argument("--min-coverage", type=float, default=0.7,
+                                      help="composition: the share of the query's needs to cover (0-1)")
+    parsers["import"].add_argument("file", help="the JSONL file, or - for standard input")
     _export_arguments(parsers["export"])
 
 
 def _export_arguments(export: argparse.ArgumentParser) -> None:
     """The export command's options (docs/export.md)."""
     formats = ["jsonl", "node-link", "graphml", "gexf", "cypher", "csv", "dot", "html"]
-    export.add_argument("--format", default="jsonl", choices=formats)
-    export.add_argument("-o", "--output", default="-", help="file, or a directory for csv (default: stdout)")
+    export.add_argument("--format", default="jsonl", choices=formats,
+                        help="jsonl is the lossless backup; the others are the graph")
+    export.add_argument("-o", "--output", default="-", help="file, or a directory for csv; - is stdout")
     export.add_argument("--project", help="only this project's memories")
     export.add_argument("--as-of", help="the time slice: memories valid at this instant")
     export.add_argument("--query", help="the subgraph this query activates (what memory_associate returns)")

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from graphmem.cli.app import Commands, emit, open_service, render_history
+from graphmem.cli.app import Commands, emit, open_service, read_input, render_history
 from graphmem.core.relations import valid_relation_types
 from graphmem.errors import InvalidInput
 
@@ -110,7 +109,7 @@ def cmd_chain(args: argparse.Namespace) -> None:
 
 def cmd_capture(args: argparse.Namespace) -> None:
     """Capture a markdown note's Decisions / Learnings / Errors ... bullets as typed memories."""
-    content = Path(args.file).read_text(encoding="utf-8")
+    content = read_input(args.file)
     capture = open_service(args).capture
     result = capture.markdown(content, project=args.project, tags=args.tag, dry_run=args.dry_run)
     emit(args, result, lambda r: "\n".join(
@@ -139,31 +138,38 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     relate.add_argument("target", help="memory id or topic key")
     relate.add_argument("type", help=f"one of: {', '.join(valid_relation_types())}")
     conflicts = parsers["conflicts"]
-    conflicts.add_argument("action", choices=["scan", "pending", "compare", "judge", "ignore"])
+    conflicts.add_argument("action", choices=["scan", "pending", "compare", "judge", "ignore"],
+                           help="scan for candidates, list pending relations, or compare, judge or ignore one")
+    conflicts.add_argument("args", nargs="*", metavar="ID",
+                           help="compare: memory ids or topic keys A B; judge, ignore: REL_ID")
     fact = parsers["fact"]
-    fact.add_argument("action", choices=["add", "invalidate", "at", "timeline"])
-    for p in (conflicts, fact):
-        p.add_argument("args", nargs="*", help="ids, or subject predicate object")
+    fact.add_argument("action", choices=["add", "invalidate", "at", "timeline"],
+                      help="add a fact, invalidate one, list the facts at an instant, or a subject's timeline")
+    fact.add_argument("args", nargs="*", metavar="ARG",
+                      help="add: SUBJECT PREDICATE OBJECT; invalidate: FACT_ID; at: [SUBJECT [PREDICATE "
+                           "[OBJECT]]]; timeline: SUBJECT")
     for p in (relate, conflicts, fact):
         # conflicts: None keeps a judged relation's confidence unless one is given
-        p.add_argument("--confidence", type=float, default=None if p is conflicts else 1.0)
-        p.add_argument("--reason")
-    relate.add_argument("--evidence")
+        p.add_argument("--confidence", type=float, default=None if p is conflicts else 1.0,
+                       help="how sure, 0-1" + ("; judge: default keeps the relation's" if p is conflicts else ""))
+        p.add_argument("--reason", help="why, kept with the relation or fact")
+    relate.add_argument("--evidence", help="where it shows (a link, a file, a commit)")
     conflicts.add_argument("--relation", help="compare/judge: relation type")
     conflicts.add_argument("--stronger", help="judge: id of the side that wins")
-    conflicts.add_argument("--min-score", type=float, default=0.0)
-    fact.add_argument("--valid-from")
-    fact.add_argument("--at")
+    conflicts.add_argument("--min-score", type=float, default=0.0, help="scan: leave out weaker candidates (0-1)")
+    fact.add_argument("--valid-from", help="add: when it became true (ISO 8601 or epoch ms; default: now)")
+    fact.add_argument("--at", help="at, invalidate: the instant (default: now)")
     fact.add_argument("--keep-previous", action="store_true", help="add: do not close the previous object")
     parsers["chain"].add_argument("ref", help="topic key or memory id")
     capture = parsers["capture"]
-    capture.add_argument("file")
-    capture.add_argument("--tag", action="append", default=[])
-    capture.add_argument("--dry-run", action="store_true")
-    parsers["lint"].add_argument("--fix", action="store_true")
+    capture.add_argument("file", help="the markdown note, or - for standard input")
+    capture.add_argument("--tag", action="append", default=[], help="a tag for every item (repeatable)")
+    capture.add_argument("--dry-run", action="store_true", help="show what would be stored, store nothing")
+    parsers["lint"].add_argument("--fix", action="store_true", help="repair what is safe to repair")
     for name in ("conflicts", "chain", "capture"):
-        parsers[name].add_argument("--project")
-    conflicts.add_argument("--limit", type=int, default=50)
+        parsers[name].add_argument("--project", help="only this project")
+    conflicts.add_argument("--limit", type=int, default=50, help="scan: newest memories to compare; pending: "
+                                                                  "relations to list")
 
 
 # ``graphmem history`` is the lifecycle's per-memory version list; ``chain`` adds topic keys and the

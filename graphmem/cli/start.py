@@ -60,9 +60,10 @@ COMMANDS: Commands = {
 def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     """The arguments of serve (init and demo take only the common options)."""
     serve = parsers["serve"]
-    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio",
+                       help="stdio for a client that starts graphmem; http for streamable HTTP")
+    serve.add_argument("--host", default="127.0.0.1", help="http: the address to bind")
+    serve.add_argument("--port", type=int, default=8765, help="http: the port to listen on")
     serve.add_argument("--allow-remote", action="store_true",
                        help="allow a non-loopback --host (also needs GRAPHMEM_HTTP_TOKEN; docs/security.md)")
     serve.add_argument("--tools", choices=["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"],

@@ -5,7 +5,12 @@ step takes the candidate with the largest *preference-weighted* gain: the weight
 it newly covers, times a preference in (0.5, 1] from its activation, so among equal covers the
 better-activated, currently valid memory wins. It stops as soon as ``min_coverage`` is met (the
 smallest set that satisfies the caller), at full coverage, at ``max_sources``, or when no candidate
-adds coverage; the result says which, and what is missing.
+adds coverage; the result says which, and what is missing. An empty selection never meets coverage, not
+even ``min_coverage`` 0: at least one source is taken when one adds coverage.
+
+The needs themselves are the task's meaningful concepts (:func:`needs_of`): generic verbs that say what
+should happen to a thing ("survive a browser restart", "handle retries") are not needs, and an unknown
+phrase is one gap, not one per word and sub-phrase.
 """
 
 from __future__ import annotations
@@ -13,7 +18,42 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Candidate", "Composition", "PlanStep", "compose"]
+__all__ = ["GENERIC_VERBS", "Candidate", "Composition", "PlanStep", "compose", "needs_of"]
+
+
+# Verbs that say what should happen to the thing a task names, not a thing a memory could supply: "survive a
+# browser restart" needs memories about browser restarts, and a note that a file name "survives the download"
+# covers nothing of it. (spaCy's stopwords already drop keep, make, get, do, go, take, give, use, want.)
+GENERIC_VERBS = frozenset({
+    "allow", "avoid", "become", "continue", "ensure", "handle", "happen", "help", "need", "prevent", "provide",
+    "remain", "require", "stay", "support", "survive", "try", "work",
+})
+
+
+def needs_of(matched: Mapping[str, float], unmatched: Sequence[str]) -> dict[str, float]:
+    """The needs of a task: its matched concepts (name → specificity weight) and its unmatched concepts.
+
+    Generic verbs are dropped. Unmatched concepts are needs no memory can meet, each weighted like the most
+    specific matched one (coverage is never overstated by dropping them), but an unknown phrase is one need:
+    its words and sub-phrases, unmatched too, are folded into it.
+
+    >>> needs_of({"retry": 2.0, "survive": 3.0}, ["quantum blockchain", "quantum", "blockchain"])
+    {'retry': 2.0, 'quantum blockchain': 2.0}
+    """
+    needed = {name: weight for name, weight in matched.items() if name not in GENERIC_VERBS}
+    gaps = [name for name in dict.fromkeys(unmatched) if name not in GENERIC_VERBS]
+    words = {name: tuple(name.split()) for name in gaps}
+    weight = max(needed.values(), default=1.0)
+    for name in gaps:
+        if not any(other != name and _inside(words[name], words[other]) for other in gaps):
+            needed[name] = weight
+    return needed
+
+
+def _inside(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
+    """``part`` is a contiguous run of the words of the longer ``whole``."""
+    return len(part) < len(whole) and any(whole[i : i + len(part)] == part
+                                          for i in range(len(whole) - len(part) + 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +123,7 @@ def compose(
     covered_weight = 0.0
     stop_reason = "no candidate adds coverage"
     while pool:
-        if total > 0 and covered_weight / total >= min_coverage - 1e-12:
+        if chosen and covered_weight / total >= min_coverage - 1e-12:
             stop_reason = "full coverage" if not remaining else "min_coverage met"
             break
         if len(chosen) >= max_sources:
@@ -97,7 +137,7 @@ def compose(
         covered_weight += sum(remaining.pop(concept) for concept in supplies)
         chosen.append(_step(len(chosen) + 1, best, supplies, best_gain))
     else:
-        if total > 0 and covered_weight / total >= min_coverage - 1e-12:
+        if chosen and covered_weight / total >= min_coverage - 1e-12:
             stop_reason = "full coverage" if not remaining else "min_coverage met"
     coverage = covered_weight / total if total > 0 else 0.0
     return Composition(
@@ -106,7 +146,7 @@ def compose(
         gaps=tuple(remaining),
         coverage=coverage,
         min_coverage=min_coverage,
-        coverage_met=total > 0 and coverage >= min_coverage - 1e-12,
+        coverage_met=bool(chosen) and coverage >= min_coverage - 1e-12,
         stop_reason=stop_reason,
         plan=tuple(chosen),
     )

@@ -45,3 +45,11 @@ def test_max_sources_stops_the_cover():
 def test_min_coverage_outside_the_unit_interval_is_refused():
     with pytest.raises(ValueError):
         compose(NEEDED, CANDIDATES, min_coverage=1.5)
+
+
+def test_an_empty_selection_never_meets_coverage_even_at_min_coverage_zero():
+    zero = compose(NEEDED, CANDIDATES, min_coverage=0.0)
+    assert zero.sources == ("a",) and zero.coverage_met
+    nothing = compose(NEEDED, [], min_coverage=0.0)
+    assert nothing.sources == () and not nothing.coverage_met
+    assert not compose({}, CANDIDATES, min_coverage=0.0).coverage_met

@@ -47,6 +47,8 @@ class ConflictOut(Out):
     relation_type: str | None = optional()
     newer_id: str
     stronger_id: str | None = optional()
+    in_selection: bool = Field(True, description="both memories are chosen sources (false: the second is an "
+                                                  "activated memory left out that disagrees with the first)")
 
 
 class PlanStepOut(Out):

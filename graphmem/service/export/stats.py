@@ -132,15 +132,15 @@ def _communities(undirected: sp.csr_array, names: list[str], df: np.ndarray, is_
 
 def render_stats(status: dict[str, Any]) -> str:
     """Readable text of ``MemoryService.status()`` with its ``graph`` statistics."""
-    lines = [f"{key}: {value}" for key, value in status.items() if key != "graph"]
+    lines = [f"{key.replace('_', ' ')}: {_readable(value)}" for key, value in status.items() if key != "graph"]
     graph = status.get("graph")
     if graph:
         stats = graph if isinstance(graph, dict) else {f: getattr(graph, f) for f in GraphStats.__slots__}
         degree, components = stats["degree"], stats["components"]
         lines += [f"graph: {stats['nodes']} nodes ({stats['memories']} memories, "
-                  f"{stats['concepts']} concepts), {stats['edges']} edges {stats['edge_families']}",
+                  f"{stats['concepts']} concepts), {stats['edges']} edges ({_readable(stats['edge_families'])})",
                   f"degree: min {degree['min']}, median {degree['median']}, mean {degree['mean']}, "
-                  f"max {degree['max']}; histogram {degree['histogram']}",
+                  f"max {degree['max']}; histogram {', '.join(f'{k}: {v}' for k, v in degree['histogram'].items())}",
                   "top concepts: " + ", ".join(f"{c['concept']} ({c['memories']})"
                                                for c in stats["top_concepts"]),
                   f"components: {components['count']} (largest {components['largest']})",
@@ -152,3 +152,12 @@ def render_stats(status: dict[str, Any]) -> str:
         lines += [f"  {c['size']} nodes, {c['memories']} memories: {', '.join(c['top_concepts'])}"
                   for c in communities.get("largest", [])]
     return "\n".join(lines)
+
+
+def _readable(value: Any) -> str:
+    """A mapping as ``key value, key value``; a list as ``a, b``; anything else as itself."""
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {_readable(item)}" for key, item in value.items()) or "-"
+    if isinstance(value, list | tuple):
+        return ", ".join(_readable(item) for item in value) or "-"
+    return str(value)

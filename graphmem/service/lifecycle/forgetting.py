@@ -15,6 +15,7 @@ import numpy as np
 
 from graphmem.core.decay import retention_score
 from graphmem.core.timespan import parse_duration_hours
+from graphmem.core.wording import counted
 from graphmem.errors import InvalidInput
 from graphmem.service.lifecycle.decay_scores import MS_PER_HOUR
 from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
@@ -46,7 +47,7 @@ def gc(lifecycle: LifecycleService, *, dry_run: bool, mode: str, limit: int, pro
     order = sorted(below, key=lambda i: (scores[i], rows[i].id))
     chosen = [(rows[i], float(scores[i])) for i in order[:limit]]
     _apply(lifecycle, [row.id for row, _ in chosen], mode, dry_run)
-    message = f"{_verb(mode, dry_run)} {len(chosen)} of {len(order)} memories scoring below {threshold:g}"
+    message = f"{_verb(mode, dry_run)} {len(chosen)} of {counted(len(order), 'memory')} scoring below {threshold:g}"
     return LifecycleReport("gc", tuple(_item(row, score) for row, score in chosen), dry_run=dry_run,
                            count=len(chosen), total=len(order), message=message)
 
@@ -70,7 +71,7 @@ def prune(lifecycle: LifecycleService, older_than: str, *, dry_run: bool, mode: 
     scores = _scores(lifecycle, rows, now)
     chosen = list(zip(rows, scores.tolist(), strict=True))[:limit]
     _apply(lifecycle, [row.id for row, _ in chosen], mode, dry_run)
-    message = (f"{_verb(mode, dry_run)} {len(chosen)} of {len(rows)} memories idle for more than "
+    message = (f"{_verb(mode, dry_run)} {len(chosen)} of {counted(len(rows), 'memory')} idle for more than "
                f"{older_than}; protected kinds: {', '.join(kinds) or 'none'}")
     return LifecycleReport("prune", tuple(_item(row, score) for row, score in chosen), dry_run=dry_run,
                            count=len(chosen), total=len(rows), message=message)

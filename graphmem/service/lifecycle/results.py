@@ -77,6 +77,12 @@ class LifecycleReport:
     message: str = ""
     metrics: tuple[MetricSummary, ...] = ()
 
+    def __post_init__(self) -> None:
+        # Candidates before the limit are never fewer than those acted on: an action on named memories
+        # (touch, forget, correct...) has as many candidates as it changed.
+        if self.total < self.count:
+            object.__setattr__(self, "total", self.count)
+
 
 @dataclass(frozen=True, slots=True)
 class SessionInfo:

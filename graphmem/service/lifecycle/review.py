@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from graphmem.core.wording import counted
 from graphmem.service.lifecycle.decay_scores import MS_PER_DAY, describe
 from graphmem.service.lifecycle.results import LifecycleReport
 from graphmem.service.validation import check_count, parse_instant
@@ -32,7 +33,7 @@ def review_queue(lifecycle: LifecycleService, *, project: str | None, limit: int
                   for m in memories)
     shown = f", showing {len(items)}" if total > len(items) else ""
     return LifecycleReport("review", items, count=len(items), total=total,
-                           message=f"{total} memories due for review{shown}")
+                           message=f"{counted(total, 'memory')} due for review{shown}")
 
 
 def mark_reviewed(lifecycle: LifecycleService, memory_id: str, *, reschedule: bool,

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graphmem.core.values import Memory
+from graphmem.core.wording import counted
 from graphmem.errors import ConflictError, InvalidInput
 from graphmem.ids import new_id
 from graphmem.service.clock import Clock
@@ -77,7 +78,7 @@ class LifecycleService:
             write.updated(memories)
         items = tuple(describe(m, self.params, now, reasons=(f"score before: {before[m.id]}",))
                       for m in memories)
-        return LifecycleReport("touch", items, count=len(items), message=f"reinforced {len(items)} memories")
+        return LifecycleReport("touch", items, count=len(items), message=f"reinforced {counted(len(items), 'memory')}")
 
     # -- forgetting -----------------------------------------------------------------------------
     @measured("lifecycle.forget")
@@ -191,7 +192,7 @@ class LifecycleService:
         summaries = self.metrics.snapshot()
         calls = sum(s.calls for s in summaries)
         return LifecycleReport("metrics", count=len(summaries), metrics=summaries,
-                               message=f"{calls} calls in {len(summaries)} operations")
+                               message=f"{counted(calls, 'call')} in {counted(len(summaries), 'operation')}")
 
     # -- hooks the facade calls -----------------------------------------------------------------
     def review_page(self, fused: list[Any], offset: int, limit: int, now_ms: int) -> list[Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphmem.core.composition import Candidate, compose
+from graphmem.core.composition import Candidate, compose, needs_of
 from graphmem.core.conflicts import detect_conflict, pair_key
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.values import Memory
@@ -20,16 +20,12 @@ _CANDIDATE_POOL = 50
 def build_composition(engine: RecallEngine, activation: Activation, *, min_coverage: float,
                       max_sources: int) -> CompositionResult:
     """Cover the query's needs with the fewest, best-activated memories and report what is missing."""
-    needed = {seed.name: seed.weight for seed in activation.seeds}
-    if activation.unmatched:
-        # An unmatched concept is a need no memory can meet; weight it like the most specific seed so
-        # coverage is never overstated by dropping it.
-        gap_weight = max(needed.values(), default=1.0)
-        needed.update(dict.fromkeys(activation.unmatched, gap_weight))
+    # Seeds carry their specificity within the filter's memories (RecallEngine._scoped).
+    needed = needs_of({seed.name: seed.weight for seed in activation.seeds}, activation.unmatched)
     pool = [node for node, _ in activation.ranked[: max(_CANDIDATE_POOL, 5 * max_sources)]]
     score_of = dict(activation.ranked)
-    candidates = [Candidate(str(node), score_of[node], frozenset(engine.concept_names(node)) & needed.keys())
-                  for node in pool]
+    names = {node: frozenset(engine.concept_names(node)) for node, _ in activation.ranked}
+    candidates = [Candidate(str(node), score_of[node], names[node] & needed.keys()) for node in pool]
     cover = compose(needed, candidates, min_coverage=min_coverage, max_sources=max_sources)
     sources = tuple(engine.hits(activation, [int(node) for node in cover.sources]))
     hits = dict(zip(cover.sources, sources, strict=True))
@@ -38,59 +34,73 @@ def build_composition(engine: RecallEngine, activation: Activation, *, min_cover
     return CompositionResult(
         sources=sources, coverage_percent=round(100 * cover.coverage, 1), min_coverage=min_coverage,
         coverage_met=cover.coverage_met, covered=cover.covered, gaps=cover.gaps,
-        conflicts=tuple(find_conflicts(engine, sources)), integration_plan=plan, stop_reason=cover.stop_reason)
+        conflicts=tuple(find_conflicts(engine, activation, sources, names)), integration_plan=plan,
+        stop_reason=cover.stop_reason)
 
 
-def find_conflicts(engine: RecallEngine, sources: tuple[MemoryHit, ...]) -> list[ConflictReport]:
-    """Conflicts among the chosen sources: contradicting relations, one topic key with two claims, and
-    contradictions detected in the text of sources no relation links yet. Each says which side is newer
-    and, once judged, which is stronger."""
+def find_conflicts(engine: RecallEngine, activation: Activation, sources: tuple[MemoryHit, ...],
+                   concept_names: dict[int, frozenset[str]]) -> list[ConflictReport]:
+    """Conflicts of the chosen sources, among themselves and with any memory the query activated: contradicting
+    relations, one topic key with two claims, and contradictions detected in the text of pairs no relation links
+    yet. A source contradicted by an activated memory the cover left out is reported too (``in_selection``
+    false), with that memory's id second. Each says which side is newer and, once judged, which is stronger."""
     ids = [hit.id for hit in sources]
-    memories = engine.repository.memories_by_id(ids)
-    reports: list[ConflictReport] = []
     chosen = set(ids)
+    names = engine.projection.names
+    nodes = {names[node]: node for node, _ in activation.ranked}
+    others = [memory_id for memory_id in nodes if memory_id not in chosen]
+    memories = engine.repository.memories_by_id([*ids, *others])
+    reports: list[ConflictReport] = []
     relations = engine.repository.relations_touching(ids)
     for relation in relations:
         semantics = RELATION_TYPES.get(relation.type)
-        if (semantics is None or semantics.recall != "surface_conflict" or relation.status == "ignored"
-                or relation.source_id not in chosen or relation.target_id not in chosen):
+        if semantics is None or semantics.recall != "surface_conflict" or relation.status == "ignored":
             continue
         pair = (relation.source_id, relation.target_id)
+        if not set(pair) <= memories.keys():
+            continue  # the other side is not among what the query activated
+        inside = set(pair) <= chosen
+        if not inside and pair[0] not in chosen:
+            pair = (pair[1], pair[0])  # the chosen source first
         reports.append(ConflictReport(
             memory_ids=pair, reason=relation.reason or f"{relation.type} relation ({relation.status})",
             relation_id=relation.id, relation_type=relation.type, newer_id=_newer(memories, pair),
-            stronger_id=relation.meta.get("stronger_id") if relation.status == "judged" else None))
-    by_topic: dict[str, str] = {}
-    for memory_id in ids:
-        topic = memories[memory_id].topic_key
-        if topic and topic in by_topic:
-            pair = (by_topic[topic], memory_id)
-            reports.append(ConflictReport(
-                memory_ids=pair, reason=f"both claim topic_key {topic!r} with different content",
-                relation_id=None, relation_type=None, newer_id=_newer(memories, pair)))
-        elif topic:
-            by_topic[topic] = memory_id
+            stronger_id=relation.meta.get("stronger_id") if relation.status == "judged" else None,
+            in_selection=inside))
     linked = {pair_key(r.source_id, r.target_id) for r in relations}
-    linked |= {pair_key(*report.memory_ids) for report in reports}
-    return reports + _detected(engine, [memories[i] for i in ids], linked)
+    pairs = [(a, b) for index, a in enumerate(ids) for b in [*ids[index + 1 :], *others]
+             if pair_key(a, b) not in linked]
+    for a, b in pairs:
+        topic = memories[a].topic_key
+        if topic and topic == memories[b].topic_key:
+            reports.append(ConflictReport(
+                memory_ids=(a, b), reason=f"both claim topic_key {topic!r} with different content",
+                relation_id=None, relation_type=None, newer_id=_newer(memories, (a, b)), in_selection=b in chosen))
+            linked.add(pair_key(a, b))
+    # Only pairs sharing a specific concept can disagree (core.conflicts): the rest are never parsed.
+    specific = specificity_of(engine.projection, frozenset().union(*concept_names.values()))
+    concepts = {memory_id: concept_names[node] & specific.keys() for memory_id, node in nodes.items()}
+    # Two projects may use one word for different things ("port", "checkout"): a memory outside the selection
+    # is compared with a source of its own project only, as the conflict scan does by default.
+    candidates = [(a, b) for a, b in pairs if pair_key(a, b) not in linked and concepts[a] & concepts[b]
+                  and (b in chosen or memories[a].project == memories[b].project)]
+    reports += _detected(engine, memories, candidates, chosen, specific)
+    return sorted(reports, key=lambda report: not report.in_selection)
 
 
-def _detected(engine: RecallEngine, memories: list[Memory],
-              linked: set[tuple[str, str]]) -> list[ConflictReport]:
-    """Pairs of sources whose text disagrees (core conflict detection), unless a relation links them."""
-    claims = claim_texts(engine.extractor, memories)
+def _detected(engine: RecallEngine, memories: dict[str, Memory], pairs: list[tuple[str, str]],
+              chosen: set[str], specific: dict[str, float]) -> list[ConflictReport]:
+    """Pairs whose text disagrees (core conflict detection); each memory is parsed once."""
+    involved = list(dict.fromkeys(memory_id for pair in pairs for memory_id in pair))
+    claims = claim_texts(engine.extractor, [memories[i] for i in involved])
     reports = []
-    for index, first in enumerate(memories):
-        for second in memories[index + 1 :]:
-            if pair_key(first.id, second.id) in linked:
-                continue
-            a, b = claims[first.id], claims[second.id]
-            shared = a.concepts.keys() & b.concepts.keys()
-            found = detect_conflict(a, b, specificity_of(engine.projection, shared))
-            if found is not None:
-                reports.append(ConflictReport(
-                    memory_ids=(first.id, second.id), reason=f"detected ({found.kind}): {found.reason}",
-                    relation_id=None, relation_type=None, newer_id=found.newer_id))
+    for first, second in pairs:
+        a, b = claims[first], claims[second]
+        found = detect_conflict(a, b, specific)
+        if found is not None:
+            reports.append(ConflictReport(
+                memory_ids=(first, second), reason=f"detected ({found.kind}, {found.score:.2f}): {found.reason}",
+                relation_id=None, relation_type=None, newer_id=found.newer_id, in_selection=second in chosen))
     return reports
 
 

@@ -51,6 +51,8 @@ class ConflictReport:
     relation_type: str | None
     newer_id: str
     stronger_id: str | None = None
+    # False: the second memory is not a chosen source but one the query activated that disagrees with one
+    in_selection: bool = True
 
 
 @dataclass(frozen=True, slots=True)
