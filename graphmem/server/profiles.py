@@ -14,7 +14,7 @@ from typing import Any, Literal
 from mcp_types import ToolAnnotations
 
 from graphmem.server import export, facts, learning, lifecycle, maintenance, memories, recall, relations, sessions
-from graphmem.server.dialects import kyew, tam
+from graphmem.server.dialects import kyew, reference, tam
 
 __all__ = ["CORE", "PLANNED", "PROFILES", "ProfileName", "tools_of"]
 
@@ -32,9 +32,10 @@ PROFILES: dict[str, ToolTable] = {
     "full": FULL,
     "kyew": kyew.TOOLS,
     "tam": tam.TOOLS,
+    "reference": reference.TOOLS,
 }
 # Named in the settings and the CLI, not built yet: asking for one is a clear error, never an empty server.
-PLANNED = ("kirograph", "cortexgraph", "reference")
+PLANNED: tuple[str, ...] = ("kirograph", "cortexgraph")
 
 
 def tools_of(profile: str) -> ToolTable:

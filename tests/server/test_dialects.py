@@ -77,7 +77,7 @@ async def test_tam_memory_associate_example_returns_the_documented_shape(dialect
     assert orders in {n["id"] for n in (await call(dialect, "memory_graph", node=orders))["nodes"]}
 
 
-@pytest.mark.parametrize("profile", ["core", "full", "kyew", "tam"])
+@pytest.mark.parametrize("profile", ["core", "full", "kyew", "tam", "reference"])
 async def test_every_profile_builds_and_lists_one_intent_per_graphmem_tool(profile, service, settings):
     async with Client(build_server(settings, tools=profile, service=service)) as client:
         tools = (await client.list_tools()).tools
@@ -95,9 +95,99 @@ async def test_an_unknown_profile_is_a_readable_error(settings):
         build_server(settings, tools="dream")
 
 
-@pytest.mark.parametrize("profile", ["kirograph", "cortexgraph", "reference"])
+@pytest.mark.parametrize("profile", ["kirograph", "cortexgraph"])
 async def test_a_dialect_not_built_yet_says_so(settings, profile):
     from graphmem.errors import InvalidInput
 
     with pytest.raises(InvalidInput, match="not available yet"):
         build_server(settings, tools=profile)
+
+
+# -- reference: @modelcontextprotocol/server-memory ------------------------------------------------
+JOHN = {"name": "John_Smith", "entityType": "person", "observations": ["Speaks fluent Spanish"]}
+ANTHROPIC = {"name": "Anthropic", "entityType": "organization", "observations": ["Builds Claude"]}
+WORKS_AT = {"from": "John_Smith", "to": "Anthropic", "relationType": "works_at"}
+
+
+async def _json(client, name, arguments):
+    import json
+
+    result = await client.call_tool(name, arguments)
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text), result.structured_content
+
+
+@pytest.mark.parametrize("dialect", ["reference"], indirect=True)
+async def test_reference_examples_run_unchanged_and_answer_in_the_reference_shapes(dialect, service):
+    assert {t.name for t in (await dialect.list_tools()).tools} == {
+        "create_entities", "create_relations", "add_observations", "delete_entities", "delete_observations",
+        "delete_relations", "read_graph", "search_nodes", "open_nodes"}
+    text, structured = await _json(dialect, "create_entities", {"entities": [JOHN, ANTHROPIC]})
+    assert text == [JOHN, ANTHROPIC] and structured == {"entities": [JOHN, ANTHROPIC]}
+    again, _ = await _json(dialect, "create_entities", {"entities": [JOHN]})
+    assert again == []  # existing names are ignored
+    text, structured = await _json(dialect, "create_relations", {"relations": [WORKS_AT]})
+    assert text == [WORKS_AT] and structured == {"relations": [WORKS_AT]}
+    assert (await _json(dialect, "create_relations", {"relations": [WORKS_AT]}))[0] == []  # duplicates skipped
+    manages = {**WORKS_AT, "relationType": "advises"}
+    await _json(dialect, "create_relations", {"relations": [manages]})
+    text, structured = await _json(dialect, "add_observations", {"observations": [
+        {"entityName": "John_Smith", "contents": ["Prefers morning meetings", "Speaks fluent Spanish"]}]})
+    assert text == [{"entityName": "John_Smith", "addedObservations": ["Prefers morning meetings"]}]
+    assert structured == {"results": text}
+    graph, structured = await _json(dialect, "read_graph", {})
+    assert graph == structured
+    assert graph["entities"][0] == {**JOHN, "observations": ["Speaks fluent Spanish", "Prefers morning meetings"]}
+    assert graph["relations"] == [WORKS_AT, manages]  # two relation types between one pair both survive
+    found, _ = await _json(dialect, "search_nodes", {"query": "spanish"})
+    assert [e["name"] for e in found["entities"]] == ["John_Smith"] and found["relations"] == []
+    both, _ = await _json(dialect, "open_nodes", {"names": ["John_Smith", "Anthropic", "Nobody"]})
+    assert [e["name"] for e in both["entities"]] == ["John_Smith", "Anthropic"] and len(both["relations"]) == 2
+    # graphmem's engine sees the entities: its own search finds the observation memory
+    assert "John_Smith: Speaks fluent Spanish" in [h.content for h in service.search("Spanish").hits]
+
+    done = await dialect.call_tool("delete_observations", {"deletions": [
+        {"entityName": "John_Smith", "observations": ["Prefers morning meetings"]}]})
+    assert done.content[0].text == "Observations deleted successfully"
+    assert done.structured_content == {"success": True, "message": "Observations deleted successfully"}
+    assert (await dialect.call_tool("delete_relations", {"relations": [manages]})).content[0].text == (
+        "Relations deleted successfully")
+    graph, _ = await _json(dialect, "read_graph", {})
+    assert graph["entities"][0]["observations"] == ["Speaks fluent Spanish"] and graph["relations"] == [WORKS_AT]
+    assert (await dialect.call_tool("delete_entities", {"entityNames": ["Anthropic"]})).content[0].text == (
+        "Entities deleted successfully")
+    graph, _ = await _json(dialect, "read_graph", {})
+    assert [e["name"] for e in graph["entities"]] == ["John_Smith"] and graph["relations"] == []
+    # recreating a deleted entity restores it without its deleted relations
+    await _json(dialect, "create_entities", {"entities": [ANTHROPIC]})
+    graph, _ = await _json(dialect, "read_graph", {})
+    assert graph["entities"][1] == ANTHROPIC and graph["relations"] == []
+    # deleting an entity's last observation keeps the entity, with no observations
+    await dialect.call_tool("delete_observations", {"deletions": [
+        {"entityName": "Anthropic", "observations": ["Builds Claude"]}]})
+    assert (await _json(dialect, "open_nodes", {"names": ["Anthropic"]}))[0]["entities"] == [
+        {**ANTHROPIC, "observations": []}]
+
+
+@pytest.mark.parametrize("dialect", ["reference"], indirect=True)
+async def test_reference_bad_input_is_a_readable_error_and_writes_nothing(dialect, service):
+    await _json(dialect, "create_entities", {"entities": [JOHN]})
+    before = service.repository.counts()
+    assert "Entity with name Ghost not found" in await refused(
+        dialect, "add_observations", observations=[{"entityName": "Ghost", "contents": ["boo"]}])
+    assert "Entity with name Ghost not found" in await refused(
+        dialect, "create_relations", relations=[{"from": "John_Smith", "to": "Ghost", "relationType": "knows"}])
+    assert await refused(dialect, "create_entities", entities=[{"name": "X"}])
+    assert await refused(dialect, "create_entities", entities=[{"name": "", "entityType": "t", "observations": []}])
+    assert service.repository.counts() == before
+
+
+@pytest.mark.parametrize("dialect", ["reference"], indirect=True)
+async def test_reference_reads_a_memory_file_that_graphmem_import_wrote(dialect, service):
+    import json
+
+    lines = [json.dumps({"type": "entity", **JOHN}), json.dumps({"type": "entity", **ANTHROPIC}),
+             json.dumps({"type": "relation", **WORKS_AT})]
+    service.import_jsonl(lines)
+    graph, _ = await _json(dialect, "read_graph", {})
+    assert graph == {"entities": [JOHN, ANTHROPIC], "relations": [WORKS_AT]}
