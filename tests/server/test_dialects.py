@@ -77,7 +77,7 @@ async def test_tam_memory_associate_example_returns_the_documented_shape(dialect
     assert orders in {n["id"] for n in (await call(dialect, "memory_graph", node=orders))["nodes"]}
 
 
-@pytest.mark.parametrize("profile", ["core", "full", "kyew", "tam", "reference"])
+@pytest.mark.parametrize("profile", ["core", "full", "kyew", "tam", "reference", "cortexgraph"])
 async def test_every_profile_builds_and_lists_one_intent_per_graphmem_tool(profile, service, settings):
     async with Client(build_server(settings, tools=profile, service=service)) as client:
         tools = (await client.list_tools()).tools
@@ -95,7 +95,7 @@ async def test_an_unknown_profile_is_a_readable_error(settings):
         build_server(settings, tools="dream")
 
 
-@pytest.mark.parametrize("profile", ["kirograph", "cortexgraph"])
+@pytest.mark.parametrize("profile", ["kirograph"])
 async def test_a_dialect_not_built_yet_says_so(settings, profile):
     from graphmem.errors import InvalidInput
 
@@ -191,3 +191,71 @@ async def test_reference_reads_a_memory_file_that_graphmem_import_wrote(dialect,
     service.import_jsonl(lines)
     graph, _ = await _json(dialect, "read_graph", {})
     assert graph == {"entities": [JOHN, ANTHROPIC], "relations": [WORKS_AT]}
+
+
+# -- cortexgraph 1.2.1 --------------------------------------------------------------------------------
+@pytest.mark.parametrize("dialect", ["cortexgraph"], indirect=True)
+async def test_cortexgraph_examples_run_unchanged_and_answer_in_its_shapes(dialect, service):
+    assert {t.name for t in (await dialect.list_tools()).tools} == {
+        "save_memory", "search_memory", "search_unified", "touch_memory", "gc", "promote_memory",
+        "cluster_memories", "consolidate_memories", "create_relation", "open_memories", "read_graph",
+        "get_performance_metrics", "reset_performance_metrics"}
+    saved = await call(dialect, "save_memory", content="Authentication uses JWT access tokens with a 15 minute "
+                       "expiry", tags=["auth"], entities=["JWT"], source="review", context="security audit",
+                       meta={"ticket": "SEC-1"})
+    assert saved["success"] and saved["memory_id"].startswith("mem_") and not saved["duplicate"]
+    again = await call(dialect, "save_memory", content="Authentication uses JWT access tokens with a 15 minute "
+                       "expiry")
+    assert again["memory_id"] == saved["memory_id"] and again["duplicate"]  # no duplicate on save
+    other = (await call(dialect, "save_memory", content="The architecture splits authentication into a "
+                        "separate service", tags=["architecture"]))["memory_id"]
+    for arguments in ({"page": 1, "page_size": 10}, {"page": 2, "page_size": 10}, {"page": 1, "page_size": 25}):
+        found = await call(dialect, "search_memory", query="authentication", **arguments)
+        assert found["success"] and set(found["pagination"]) == {"page", "page_size", "total_count", "total_pages",
+                                                                 "has_more"}
+    first = await call(dialect, "search_memory", query="authentication", page=1, page_size=10)
+    assert {r["id"] for r in first["results"]} == {saved["memory_id"], other}
+    assert {"id", "content", "tags", "score", "use_count", "last_used"} <= set(first["results"][0])
+    for arguments in ({"page": 1, "page_size": 10}, {"page": 2, "page_size": 10}):
+        unified = await call(dialect, "search_unified", query="architecture", **arguments)
+        assert unified["success"] and "pagination" in unified
+    assert unified["results"] == [] and (await call(dialect, "search_unified", query="architecture",
+                                                    page=1, page_size=10))["results"][0]["source"] == "stm"
+    touched = await call(dialect, "touch_memory", memory_id=other, boost_strength=True)
+    assert touched["use_count"] >= 1 and touched["strength"] > 1.0 and {"old_score", "new_score"} <= set(touched)
+    relation = await call(dialect, "create_relation", from_memory_id=other, to_memory_id=saved["memory_id"],
+                          relation_type="supports", strength=0.8, metadata={"why": "same subsystem"})
+    assert relation["success"] and relation["relation_id"].startswith("rel_")
+    assert "already exists" in await refused(dialect, "create_relation", from_memory_id=other,
+                                             to_memory_id=saved["memory_id"], relation_type="supports")
+    for arguments in ({"page": 1, "page_size": 10}, {"page": 2, "page_size": 10}):
+        opened = await call(dialect, "open_memories", memory_ids=[saved["memory_id"], other, "mem_missing"],
+                            **arguments)
+        assert opened["not_found"] == ["mem_missing"] and opened["pagination"]["total_count"] == 2
+    assert opened["memories"] == []
+    opened = await call(dialect, "open_memories", memory_ids=saved["memory_id"])
+    assert opened["memories"][0]["relations"][0]["type"] == "supports" and "score" in opened["memories"][0]
+    for arguments in ({"page": 1, "page_size": 10}, {"page": 2, "page_size": 10}, {"page": 1, "page_size": 50}):
+        graph = await call(dialect, "read_graph", status="active", **arguments)
+        assert {"memories", "relations", "stats", "pagination"} <= set(graph)
+    assert len(graph["memories"]) == 2 and graph["stats"]["total_memories"] == 2
+    assert (await call(dialect, "gc", dry_run=True))["dry_run"] is True
+    promoted = await call(dialect, "promote_memory", memory_id=other, force=True)
+    assert promoted["promoted_ids"] == [other]
+    assert (await call(dialect, "search_unified", query="architecture"))["results"][0]["source"] == "ltm"
+    clusters = await call(dialect, "cluster_memories")
+    assert clusters["success"] and "clusters" in clusters
+    assert "duplicates" in await call(dialect, "cluster_memories", find_duplicates=True)
+    preview = await call(dialect, "consolidate_memories", auto_detect=True, mode="preview")
+    assert preview["success"] and preview["mode"] == "preview"
+    metrics = await call(dialect, "get_performance_metrics")
+    assert metrics["success"] and "store" in metrics["metrics"]
+    assert (await call(dialect, "reset_performance_metrics"))["success"]
+    assert "needs memory_id or auto_detect" in await refused(dialect, "promote_memory")
+    assert "needs cluster_id or auto_detect" in await refused(dialect, "consolidate_memories", mode="apply")
+    before = service.repository.counts()
+    await refused(dialect, "create_relation", from_memory_id=other, to_memory_id="mem_nope", relation_type="causes")
+    await refused(dialect, "create_relation", from_memory_id=other, to_memory_id=saved["memory_id"],
+                  relation_type="supersedes")
+    await refused(dialect, "save_memory", content="x" * 50_001)
+    assert service.repository.counts() == before
