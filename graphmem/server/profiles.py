@@ -14,7 +14,7 @@ from typing import Any, Literal
 from mcp_types import ToolAnnotations
 
 from graphmem.server import export, facts, learning, lifecycle, maintenance, memories, recall, relations, sessions
-from graphmem.server.dialects import cortexgraph, kyew, reference, tam
+from graphmem.server.dialects import cortexgraph, kirograph, kyew, reference, tam
 
 __all__ = ["CORE", "PLANNED", "PROFILES", "ProfileName", "tools_of"]
 
@@ -34,9 +34,10 @@ PROFILES: dict[str, ToolTable] = {
     "tam": tam.TOOLS,
     "reference": reference.TOOLS,
     "cortexgraph": cortexgraph.TOOLS,
+    "kirograph": kirograph.TOOLS,
 }
 # Named in the settings and the CLI, not built yet: asking for one is a clear error, never an empty server.
-PLANNED: tuple[str, ...] = ("kirograph",)
+PLANNED: tuple[str, ...] = ()
 
 
 def tools_of(profile: str) -> ToolTable:

@@ -77,7 +77,7 @@ async def test_tam_memory_associate_example_returns_the_documented_shape(dialect
     assert orders in {n["id"] for n in (await call(dialect, "memory_graph", node=orders))["nodes"]}
 
 
-@pytest.mark.parametrize("profile", ["core", "full", "kyew", "tam", "reference", "cortexgraph"])
+@pytest.mark.parametrize("profile", ["core", "full", "kyew", "tam", "reference", "cortexgraph", "kirograph"])
 async def test_every_profile_builds_and_lists_one_intent_per_graphmem_tool(profile, service, settings):
     async with Client(build_server(settings, tools=profile, service=service)) as client:
         tools = (await client.list_tools()).tools
@@ -95,12 +95,10 @@ async def test_an_unknown_profile_is_a_readable_error(settings):
         build_server(settings, tools="dream")
 
 
-@pytest.mark.parametrize("profile", ["kirograph"])
-async def test_a_dialect_not_built_yet_says_so(settings, profile):
-    from graphmem.errors import InvalidInput
+async def test_no_profile_is_left_planned():
+    from graphmem.server.profiles import PLANNED, PROFILES
 
-    with pytest.raises(InvalidInput, match="not available yet"):
-        build_server(settings, tools=profile)
+    assert PLANNED == () and {"kirograph", "cortexgraph", "reference"} <= PROFILES.keys()
 
 
 # -- reference: @modelcontextprotocol/server-memory ------------------------------------------------
@@ -258,4 +256,87 @@ async def test_cortexgraph_examples_run_unchanged_and_answer_in_its_shapes(diale
     await refused(dialect, "create_relation", from_memory_id=other, to_memory_id=saved["memory_id"],
                   relation_type="supersedes")
     await refused(dialect, "save_memory", content="x" * 50_001)
+    assert service.repository.counts() == before
+
+
+# -- KiroGraph memory --------------------------------------------------------------------------------
+KIRO_STORE_EXAMPLE = {
+    "content": "Decided to use Redis for session storage instead of JWT cookies — supports revocation and "
+               "multi-device logout.",
+    "kind": "decision", "topicKey": "architecture/session-storage", "reviewAfter": 1767225600000}
+
+
+@pytest.mark.parametrize("dialect", ["kirograph"], indirect=True)
+async def test_kirograph_examples_run_unchanged_and_answer_in_its_shapes(dialect, service, tmp_path):
+    listed = {t.name: t for t in (await dialect.list_tools()).tools}
+    assert len(listed) == 19 and all(n.startswith(("kirograph_mem_", "kirograph_watchmen_")) for n in listed)
+    stored = await text(dialect, "kirograph_mem_store", KIRO_STORE_EXAMPLE)
+    assert re.fullmatch(r"Stored observation mem_\w+ \[decision\]", stored.splitlines()[0])
+    decision = re.search(r"mem_\w+", stored).group(0)
+    assert await text(dialect, "kirograph_mem_store", KIRO_STORE_EXAMPLE) == (
+        "Observation already exists (duplicate content).")
+    found = await call(dialect, "kirograph_mem_search", query="authentication architecture decisions",
+                       kind="decision", limit=5)
+    assert "hits" in found  # the example runs; nothing about authentication was stored
+    found = await call(dialect, "kirograph_mem_search", query="session storage Redis", kind="decision", limit=5)
+    assert found["hits"][0]["id"] == decision  # ids are shown (KiroGraph hid them)
+    # review dates: epoch ms in the past is due, and so is an ISO date (KiroGraph compared it as a number)
+    due = await text(dialect, "kirograph_mem_store", {"content": "The staging cluster runs Postgres 15",
+                                                      "kind": "architecture", "reviewAfter": "2020-01-01"})
+    due_id = re.search(r"mem_\w+", due).group(0)
+    review = await call(dialect, "kirograph_mem_review")
+    assert due_id in {item["id"] for item in review["items"]}
+    await call(dialect, "kirograph_mem_mark_reviewed", id=due_id)
+    assert due_id not in {i["id"] for i in (await call(dialect, "kirograph_mem_review"))["items"]}
+    key = await dialect.call_tool("kirograph_mem_suggest_topic_key", {"kind": "architecture",
+                                                                      "title": "Auth model for the API"})
+    assert key.content[0].text == "architecture/auth-model-for-the-api"
+    newer = await text(dialect, "kirograph_mem_store", {"content": "Session storage moved from Redis to "
+                                                        "Postgres for durability", "kind": "decision"})
+    newer_id = re.search(r"mem_\w+", newer).group(0)
+    proposed = await call(dialect, "kirograph_mem_compare", observationA=newer_id,
+                          observationB="architecture/session-storage", relation="supersedes",
+                          reason="moved to Postgres")
+    pending = await call(dialect, "kirograph_mem_conflicts_list")
+    assert pending["items"][0]["relation"]["id"] == proposed["relation"]["id"]
+    await call(dialect, "kirograph_mem_judge", relationId=proposed["relation"]["id"], relation="supersedes",
+               confidence=0.9)
+    # a judged supersedes hides the older decision (KiroGraph's changed nothing) and a re-compare keeps it judged
+    assert decision not in {h["id"] for h in (await call(dialect, "kirograph_mem_search", query="session storage",
+                                                         limit=10))["hits"]}
+    again = await call(dialect, "kirograph_mem_compare", observationA=newer_id,
+                       observationB=decision, relation="supersedes")
+    assert again["relation"]["status"] == "judged"
+    assert "relation" in (await refused(dialect, "kirograph_mem_compare", observationA=newer_id,
+                                        observationB=decision, relation="replaces")).lower()
+    scan = await call(dialect, "kirograph_mem_conflicts_scan")
+    assert {"candidates", "scanned"} <= set(scan)
+    other = await call(dialect, "kirograph_mem_compare", observationA=due_id, observationB=newer_id,
+                       relation="conflicts_with")
+    assert (await call(dialect, "kirograph_mem_conflicts_ignore",
+                       relationId=other["relation"]["id"]))["relation"]["status"] == "ignored"
+    captured = await call(dialect, "kirograph_mem_capture", content="## Decisions\n- Use pnpm workspaces for "
+                          "the monorepo\n## Errors\n- Jest hangs when --detectOpenHandles is missing")
+    assert len(captured["ids"]) == 2
+    assert (await call(dialect, "kirograph_mem_save_prompt", content="Why is the session store slow?"))["prompt"]
+    assert (await call(dialect, "kirograph_mem_timeline"))["timeline"]
+    status = await call(dialect, "kirograph_mem_status")
+    assert status["observations"] >= 5 and status["pending_conflicts"] == 0
+    assert "counts" in await call(dialect, "kirograph_mem_lint")
+    pruned = await call(dialect, "kirograph_mem_prune", olderThan="2w", dryRun=True)
+    assert pruned["dry_run"] is True
+    watch = await call(dialect, "kirograph_watchmen_status")
+    assert {"count", "threshold"} <= set(watch)
+    brief = await call(dialect, "kirograph_watchmen_synthesize", force=True, projectPath=str(tmp_path))
+    assert "written" in brief
+    assert (await call(dialect, "kirograph_watchmen_reset"))["count"] == 0
+
+
+@pytest.mark.parametrize("dialect", ["kirograph"], indirect=True)
+async def test_kirograph_bad_input_is_a_readable_error_and_writes_nothing(dialect, service):
+    await text(dialect, "kirograph_mem_store", KIRO_STORE_EXAMPLE)
+    before = service.repository.counts()
+    await refused(dialect, "kirograph_mem_judge", relationId="rel_missing", relation="supersedes", confidence=1)
+    await refused(dialect, "kirograph_mem_store", content="x", kind="gossip")
+    await refused(dialect, "kirograph_mem_mark_reviewed", id="mem_missing")
     assert service.repository.counts() == before
