@@ -43,7 +43,12 @@ async def test_kyew_examples_run_unchanged_and_answer_in_kyews_words(dialect, se
     found = await text(dialect, "memory", {"action": "recall", "query": "deploy gotchas",
                                            "domain": "infrastructure", "include": "all", "limit": 5})
     assert found.startswith("Found ") and f"[{first}]" in found and "(infrastructure, failure)" in found
-    assert "Skills are not available yet" in found
+    assert "Found 0 skills." in found
+    skill = service.learning.skills.draft([first, other], "infrastructure")
+    skills = await text(dialect, "memory", {"action": "recall", "query": "deploy", "domain": "infrastructure",
+                                            "include": "skills", "skill_detail": "full"})
+    assert skills.startswith("Found 0 memories.") and f"[{skill.id}] {skill.name} (draft, v1)" in skills
+    assert "\n  1. " in skills
     corrected = await text(dialect, "memory", {"action": "correct", "memory_id": other, "correction":
                                                "Run npm run build:worker AND npm run typecheck before deploying"})
     assert corrected.startswith(f"Memory {other} corrected. Previous version preserved in lineage")
