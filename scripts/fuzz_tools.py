@@ -140,7 +140,8 @@ class _Stdio:
         self._start()
 
     def _start(self) -> None:
-        self.process = subprocess.Popen([_GRAPHMEM, "serve", "--create", "--tools", "full"], env=self.env, stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([_GRAPHMEM, "serve", "--create", "--tools", "full"], env=self.env,
+                                        stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.answers: queue.Queue[dict[str, Any]] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -204,7 +205,8 @@ class _Http:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = int(sock.getsockname()[1])
-        self.process = subprocess.Popen([_GRAPHMEM, "serve", "--create", "--tools", "full", "--transport", "http", "--port", str(self.port)],
+        self.process = subprocess.Popen([_GRAPHMEM, "serve", "--create", "--tools", "full", "--transport", "http",
+                                         "--port", str(self.port)],
                                         env=env | {"GRAPHMEM_HTTP_TOKEN": _TOKEN}, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL)
         self.client = httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=_TIMEOUT_S)

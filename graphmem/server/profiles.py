@@ -14,7 +14,7 @@ from typing import Any, Literal, cast
 from mcp_types import ToolAnnotations
 
 from graphmem.server import export, facts, learning, lifecycle, maintenance, memories, recall, relations, sessions
-from graphmem.server.dialects import kyew, tam
+from graphmem.server.dialects import cortexgraph, kirograph, kyew, reference, tam
 
 __all__ = ["CORE", "PLANNED", "PROFILES", "ProfileName", "tools_of"]
 
@@ -34,9 +34,12 @@ PROFILES: dict[str, ToolTable] = {
     "full": FULL,
     "kyew": cast(ToolTable, kyew.TOOLS),
     "tam": cast(ToolTable, tam.TOOLS),
+    "reference": cast(ToolTable, reference.TOOLS),
+    "cortexgraph": cast(ToolTable, cortexgraph.TOOLS),
+    "kirograph": cast(ToolTable, kirograph.TOOLS),
 }
 # Named in the settings and the CLI, not built yet: asking for one is a clear error, never an empty server.
-PLANNED = ("kirograph", "cortexgraph", "reference")
+PLANNED: tuple[str, ...] = ()
 
 
 def tools_of(profile: str) -> ToolTable:

@@ -100,6 +100,14 @@ class Repository:
                     found[row.seq] = memory_from_row(row)
         return found
 
+    def memories_from_source(self, source: str) -> list[Memory]:
+        """Every memory written with ``source`` (any status), oldest first (the reference dialect's entities)."""
+        table = MemoryRow.__table__
+        with self.engine.connect() as connection:
+            return [memory_from_row(row) for row in connection.execute(
+                select(table).where(table.c.source == source)  # type: ignore[call-overload]  # sqlmodel's select() is typed for models and columns; a Core table works
+                .order_by(table.c.seq))]
+
     def content_heads(self, seqs: Iterable[int], chars: int = 64) -> dict[int, str]:
         """The first ``chars`` characters of each memory's content, by seq (recall's turn detection)."""
         table = MemoryRow.__table__

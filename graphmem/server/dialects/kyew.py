@@ -2,9 +2,10 @@
 ``remember``, ``recall``, ``forget`` and ``correct``, answering in Kyew's text replies.
 
 Kyew's ``domain`` is graphmem's project; ``task_type``, ``tools_used`` and ``outcome`` are kept in the
-memory's meta (and the outcome as a tag) so recall can show them. Skills are not built yet: ``include``
-of skills says so in the reply instead of inventing any. ``memory`` is one tool with four actions
-because that is Kyew's contract; its hints are those of its most consequential action (forget).
+memory's meta (and the outcome as a tag) so recall can show them. ``include`` of skills lists the
+domain's active and draft skills (``service.learning.skills``) at the ``skill_detail`` level.
+``memory`` is one tool with four actions because that is Kyew's contract; its hints are those of its
+most consequential action (forget).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def _learn(service: MemoryService, observation: str | None, domain: str | None, 
     found = len(related) + 1
     missing = max(0, _RELATED_FOR_SKILL - found)
     pattern = (f"{found} related memories found — {missing} more before skill generation." if missing
-               else f"{found} related memories found — enough for a skill (skills are not available yet).")
+               else f"{found} related memories found — enough for a skill (the full profile's memory_learn drafts it).")
     where = f" Domain: {domain}." if domain else ""
     duplicate = " (already stored)" if stored.duplicate else ""
     return f"Memory saved (id: {stored.id}){duplicate}.{where} Pattern detection: {pattern}"
@@ -52,7 +53,7 @@ def _line(number: int, memory: Any) -> str:
 
 
 def _recall(service: MemoryService, query: str | None, memory_id: str | None, domain: str | None, include: str,
-            limit: int, offset: int, summarize: bool) -> str:
+            limit: int, offset: int, summarize: bool, skill_detail: str | None = None) -> str:
     if not query and not memory_id:
         raise ToolError("recall needs query or memory_id")
     with tool_errors():
@@ -62,12 +63,31 @@ def _recall(service: MemoryService, query: str | None, memory_id: str | None, do
             hits = service.search(query or "", project=domain, limit=limit, offset=offset).hits
             found = service.repository.memories_by_id([h.id for h in hits])
             memories = [found[h.id] for h in hits if h.id in found]
+    if include == "skills":
+        memories = []
     lines = [_line(n, m) for n, m in enumerate(memories, start=offset + 1)]
     head = f"Found {len(memories)} memories"
-    skills = " Skills are not available yet." if include in {"skills", "all"} else ""
+    skills = _skills(service, domain, skill_detail) if include in {"skills", "all"} else ""
     if summarize or not memories:
-        return f"{head}.{skills}"
-    return f"{head}:\n\n" + "\n".join(lines) + (f"\n\n{skills.strip()}" if skills else "")
+        return f"{head}." + (f"\n\n{skills}" if skills and not summarize else "")
+    return f"{head}:\n\n" + "\n".join(lines) + (f"\n\n{skills}" if skills else "")
+
+
+def _skills(service: MemoryService, domain: str | None, detail: str | None) -> str:
+    """The domain's active and draft skills, at Kyew's skill_detail level (default summary)."""
+    with tool_errors():
+        found = [s for s in service.learning.skills.list(domain).skills if s.status in {"active", "draft"}]
+    if not found:
+        return "Found 0 skills."
+    lines = []
+    for skill in found:
+        line = f"- [{skill.id}] {skill.name} ({skill.status}, v{skill.version})"
+        if detail != "name_only":
+            line += f": {skill.trigger}"
+        if detail == "full":
+            line += "".join(f"\n  {n}. {step}" for n, step in enumerate(skill.steps, start=1))
+        lines.append(line)
+    return f"Found {len(found)} skills:\n" + "\n".join(lines)
 
 
 def _forget(service: MemoryService, memory_id: str | None, superseded_by: str | None) -> str:
@@ -118,7 +138,7 @@ def memory(ctx: Ctx, action: Annotated[Literal["learn", "recall", "forget", "cor
     if action == "learn":
         return _learn(service, observation, domain, task_type, tools_used, outcome, tags)
     if action == "recall":
-        return _recall(service, query, memory_id, domain, include, limit, offset, summarize)
+        return _recall(service, query, memory_id, domain, include, limit, offset, summarize, skill_detail)
     if action == "forget":
         return _forget(service, memory_id, superseded_by)
     return _correct(service, memory_id, correction)
