@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(not INSPECTOR, reason="MCP Inspector not install
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
     env["GRAPHMEM_DB"] = str(tmp_path / "m.db")
-    return subprocess.run([str(INSPECTOR), "--cli", GRAPHMEM, "serve", *args], env=env, capture_output=True,
+    return subprocess.run([str(INSPECTOR), "--cli", GRAPHMEM, "serve", "--create", *args], env=env, capture_output=True,
                           text=True, timeout=120, check=False)
 
 
