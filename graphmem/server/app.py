@@ -6,7 +6,7 @@ Nothing registers itself at import time: the profile's tools are added here, by 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 
 from mcp.server.mcpserver import MCPServer
@@ -15,8 +15,8 @@ from mcp_types import Tool
 from graphmem.errors import InvalidInput
 from graphmem.server.context import AppContext
 from graphmem.server.export import GraphChangeNotifier, register_resources
-from graphmem.server.profiles import tools_of
-from graphmem.server.schema import compact_schema
+from graphmem.server.profiles import hidden_parameters, tools_of
+from graphmem.server.schema import compact_schema, without
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
 
@@ -33,12 +33,17 @@ INSTRUCTIONS = """graphmem is your persistent memory across sessions.
 
 
 class GraphmemServer(MCPServer[AppContext]):
-    """MCPServer whose ``tools/list`` carries compact schemas (:mod:`graphmem.server.schema`)."""
+    """MCPServer whose ``tools/list`` carries compact schemas (:mod:`graphmem.server.schema`), without the
+    advanced optional parameters a lean profile leaves out (they keep their defaults; ``full`` lists them)."""
+
+    hidden: Mapping[str, frozenset[str]] = {}
 
     async def list_tools(self) -> list[Tool]:
-        return [tool.model_copy(update={"input_schema": compact_schema(tool.input_schema),
-                                        "output_schema": compact_schema(tool.output_schema, output=True)})
-                for tool in await super().list_tools()]
+        return [tool.model_copy(update={
+            "input_schema": compact_schema(without(tool.input_schema, self.hidden.get(tool.name, frozenset()))),
+            "output_schema": compact_schema(without(tool.output_schema, self.hidden.get(tool.name, frozenset())),
+                                            output=True)})
+            for tool in await super().list_tools()]
 
 
 def build_server(settings: Settings, *, tools: str | None = None,
@@ -67,6 +72,7 @@ def build_server(settings: Settings, *, tools: str | None = None,
     instructions = INSTRUCTIONS if profile in {"core", "full"} else None
     server = GraphmemServer("graphmem", instructions=instructions, lifespan=lifespan,
                             version=_version())
+    server.hidden = hidden_parameters(profile)
     for name, (function, hints) in table.items():
         summary = " ".join((function.__doc__ or "").split())  # no docstring indentation on the wire
         server.add_tool(function, name=name, description=summary, annotations=hints)

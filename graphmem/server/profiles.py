@@ -16,7 +16,7 @@ from mcp_types import ToolAnnotations
 from graphmem.server import export, facts, learning, lifecycle, maintenance, memories, recall, relations, sessions
 from graphmem.server.dialects import cortexgraph, kirograph, kyew, reference, tam
 
-__all__ = ["CORE", "PLANNED", "PROFILES", "ProfileName", "tools_of"]
+__all__ = ["CORE", "PLANNED", "PROFILES", "ProfileName", "hidden_parameters", "tools_of"]
 
 ToolTable = Mapping[str, tuple[Callable[..., Any], ToolAnnotations]]
 ProfileName = Literal["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"]
@@ -40,6 +40,22 @@ PROFILES: dict[str, ToolTable] = {
 }
 # Named in the settings and the CLI, not built yet: asking for one is a clear error, never an empty server.
 PLANNED: tuple[str, ...] = ()
+
+
+# The core profile lists these optional parameters of its tools only in `full`: Kyew's learn fields and skills
+# in recall are for agents that use them, and each costs every agent bytes on every turn (tools/list ≤ 12 KB).
+# (``skills`` is the result field only ``include`` fills.)
+_LEARN_FILTERS = frozenset({"outcome", "task_type", "tools_used", "include", "skill_detail", "skills"})
+_CORE_HIDDEN: dict[str, frozenset[str]] = {
+    "memory_store": frozenset({"outcome", "task_type", "tools_used"}),
+    "memory_search": _LEARN_FILTERS,
+    "memory_associate": _LEARN_FILTERS,
+}
+
+
+def hidden_parameters(profile: str) -> dict[str, frozenset[str]]:
+    """The optional parameters a profile's tools/list leaves out, by tool (they keep their defaults)."""
+    return _CORE_HIDDEN if profile == "core" else {}
 
 
 def tools_of(profile: str) -> ToolTable:

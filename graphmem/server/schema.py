@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["compact_schema"]
+__all__ = ["compact_schema", "without"]
 
 # In an output schema a default or a string format tells the client nothing it acts on.
 # Output field names say what they hold; the docs describe each result (docs/tools.md).
@@ -55,3 +55,40 @@ def _fold_nullable(schema: dict[str, Any]) -> dict[str, Any]:
     folded = {key: value for key, value in schema.items() if key != "anyOf"}
     folded["type"] = [option["type"] for option in options]
     return folded
+
+
+def without(schema: dict[str, Any] | None, names: frozenset[str]) -> dict[str, Any] | None:
+    """``schema`` without the optional properties ``names`` (a lean profile's advanced parameters, or the
+    result fields only they fill), and without the definitions nothing refers to any more.
+
+    >>> without({"properties": {"a": {}, "b": {"$ref": "#/$defs/B"}}, "$defs": {"B": {}}}, frozenset({"b"}))
+    {'properties': {'a': {}}}
+    """
+    if not names or schema is None:
+        return schema
+    kept = {key: value for key, value in schema.get("properties", {}).items() if key not in names}
+    trimmed = {key: value for key, value in schema.items() if key != "$defs"} | {"properties": kept}
+    definitions = schema.get("$defs", {})
+    used = _referenced(trimmed, definitions)
+    if used:
+        trimmed["$defs"] = {name: definitions[name] for name in sorted(used)}
+    return trimmed
+
+
+def _referenced(node: Any, definitions: dict[str, Any]) -> set[str]:
+    """The definitions ``node`` refers to, directly or through other definitions."""
+    found: set[str] = set()
+    pending = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                name = ref.removeprefix("#/$defs/")
+                if name not in found and name in definitions:
+                    found.add(name)
+                    pending.append(definitions[name])
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return found

@@ -345,3 +345,25 @@ async def test_kirograph_bad_input_is_a_readable_error_and_writes_nothing(dialec
     await refused(dialect, "kirograph_mem_store", content="x", kind="gossip")
     await refused(dialect, "kirograph_mem_mark_reviewed", id="mem_missing")
     assert service.repository.counts() == before
+
+
+async def test_the_core_tool_list_stays_under_12_kb_and_full_lists_every_parameter(service, settings):
+    import json
+
+    async with Client(build_server(settings, tools="core", service=service)) as client:
+        core = (await client.list_tools()).tools
+    async with Client(build_server(settings, tools="full", service=service)) as client:
+        full = {tool.name: tool for tool in (await client.list_tools()).tools}
+    size = len(json.dumps([tool.model_dump(by_alias=True, exclude_none=True) for tool in core],
+                          separators=(",", ":")))
+    assert size <= 12 * 1024
+    search = next(tool for tool in core if tool.name == "memory_search")
+    assert "outcome" not in search.input_schema["properties"]
+    assert {"outcome", "include"} <= set(full["memory_search"].input_schema["properties"])
+
+
+async def test_a_parameter_core_leaves_out_of_the_list_still_works_when_sent(service, settings):
+    service.store("Rolled back the deploy with kubectl", outcome="failure", tools_used=["kubectl"])
+    async with Client(build_server(settings, tools="core", service=service)) as client:
+        found = await client.call_tool("memory_search", {"query": "deploy kubectl", "outcome": "success"})
+    assert not found.is_error and found.structured_content["hits"] == []
