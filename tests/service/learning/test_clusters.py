@@ -44,7 +44,7 @@ def test_two_memories_sharing_rare_concepts_cluster_and_merge(service):
     for number in range(10):
         service.store(f"Unrelated note {number} about lunch menus and parking spot {number}", project="web")
     report = service.learning.duplicates.find(project="web")
-    assert len(report.pairs) == 1 and "localstorage" in report.pairs[0].shared_concepts
+    assert len(report.pairs) == 1 and "local storage" in report.pairs[0].shared_concepts
 
 
 def test_memories_of_different_projects_never_pair(service):

@@ -65,7 +65,7 @@ def test_a_consolidated_from_relation_archives_its_target(service):
 
 
 def test_consolidating_a_cluster_of_the_sample_then_searching_returns_the_merged_memory(sample):
-    cluster = next(c for c in sample.learning.clusters.clusters().clusters if "versioncode" in c.shared_concepts)
+    cluster = next(c for c in sample.learning.clusters.clusters().clusters if "version code" in c.shared_concepts)
     applied = sample.learning.consolidation.consolidate(cluster.id, mode="apply")
     hits = [h.id for h in sample.search("versionCode Play Console upload", project="mobile-app").hits]
     assert hits[0] == applied.merged_id
