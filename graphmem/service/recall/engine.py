@@ -25,6 +25,7 @@ from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
 __all__ = ["Activation", "RecallEngine"]
 
 _BRIDGE_KINDS = frozenset({"entity", "identifier", "phrase"})
+_QUERY_CACHE_SIZE = 256
 _MATCH_WEIGHT = {"exact": 1.0, "ngram": 1.0, "fallback": 0.7}  # a fallback (head word, part) is a weaker cue
 
 
@@ -54,6 +55,7 @@ class RecallEngine:
         self.turns = TurnIndex(self.repository, turn_share=fusion.turn_share, max_concepts=fusion.turn_max_concepts)
         self.keywords = KeywordLeg(uow, self.turns)
         self._scopes = _ScopeCache()
+        self._queries: dict[str, tuple[list[tuple[str, tuple[str, ...]]], list[str]]] = {}
 
     @property
     def projection(self) -> GraphProjection:
@@ -72,7 +74,8 @@ class RecallEngine:
         query_concepts: list[str] = []
         seeds: dict[str, SeedNode] = {}
         unmatched: list[str] = []
-        for key, fallbacks in self.extractor.query_keys(query):
+        keys, ngrams = self._parsed(query)
+        for key, fallbacks in keys:
             query_concepts.append(key)
             hit = next((name for name in (key, *fallbacks) if name in known), None)
             # Accent-insensitive fallback: "Aschenbrodel" in a query still finds "aschenbrödel".
@@ -81,7 +84,7 @@ class RecallEngine:
                 unmatched.append(key)
             elif hit not in seeds:
                 seeds[hit] = self._seed(hit, key, "exact" if hit == key else "fallback")
-        for ngram in self.extractor.candidate_ngrams(query):
+        for ngram in ngrams:
             # Single words were matched above with their lemma fallbacks; n-grams only add the
             # multi-word concepts the query contains (a raw inflected unigram would double-count).
             if " " in ngram and ngram in known and ngram not in seeds:
@@ -91,6 +94,17 @@ class RecallEngine:
                 if ngram in unmatched:
                     unmatched.remove(ngram)
         return tuple(dict.fromkeys(query_concepts)), list(seeds.values()), tuple(dict.fromkeys(unmatched))
+
+    def _parsed(self, query: str) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
+        """The query's concept keys and n-grams: a pure function of the text, so the last few are kept
+        (an agent repeats queries, and asks search and associate the same one)."""
+        parsed = self._queries.get(query)
+        if parsed is None:
+            parsed = (self.extractor.query_keys(query), self.extractor.candidate_ngrams(query))
+            if len(self._queries) >= _QUERY_CACHE_SIZE:
+                self._queries.pop(next(iter(self._queries)))
+            self._queries[query] = parsed
+        return parsed
 
     def _seed(self, concept: str, query_concept: str, match: str) -> SeedNode:
         # The weight is set per filter by _scoped (specificity within the project).

@@ -96,6 +96,8 @@ class TurnIndex:
         few_speakers = len(set(prefixed)) <= max(2, len(prefixed) // 4)
         short = float(np.mean(projection.col("length")[sample])) <= self.max_concepts
         decision = share >= self.turn_share and few_speakers and short
+        if decision:  # read every turn's speaker once, not a few per query (the keyword leg asks for them)
+            self.speakers(projection, visible)
         self._conversational[key] = decision
         return decision
 
