@@ -266,17 +266,19 @@ class SpreadingGraph:
     def restricted(self, keep: np.ndarray) -> RestrictedGraph:
         """This graph as spreading sees it when only the nodes ``keep`` (a boolean mask) can be reached.
 
-        The base CSR loses its entries into the other nodes, once: a concept's row then holds the
+        The base CSR loses its entries from and into the other nodes, once: a concept's row then holds the
         edges into one project's memories, not into every project's. Spreading over the result gives
         exactly what spreading over the whole graph and then dropping the other nodes gives (the same
         row normalization, the same order of summation); edges appended since are read from the delta.
         """
         base = self._base
         keep = np.asarray(keep, dtype=bool)
-        columns = np.zeros(base.shape[1], dtype=bool)
-        inside = min(base.shape[1], keep.size)
+        columns = np.zeros(max(base.shape), dtype=bool)
+        inside = min(columns.size, keep.size)
         columns[:inside] = keep[:inside]
-        kept = columns[base.indices]
+        # Rows of the other nodes go too: a walk never stands on them, and the copy stays the filter's size.
+        rows = np.repeat(columns[: base.shape[0]], np.diff(base.indptr))
+        kept = columns[base.indices] & rows
         indptr = np.concatenate(([0], np.cumsum(kept, dtype=np.int64)))[base.indptr]
         sub = sp.csr_array((base.data[kept], base.indices[kept], indptr), shape=base.shape)
         return RestrictedGraph(self, sub, self._base_version)

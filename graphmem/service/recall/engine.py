@@ -394,10 +394,11 @@ class _Scope:
         self.limit = max(params.hub_share * self.size, float(params.hub_min_df))
         is_concept = projection.col("node_type") == CONCEPT
         self.unfiltered = self.size == projection.memory_count
+        # int32 halves what a cached filter holds; read back as int64 (document_frequency).
         if self.unfiltered:  # no filter: the stored df is the local one
-            self.local_df = projection.col("df").copy()
+            self.local_df = projection.col("df").astype(np.int32)
         else:
-            self.local_df = self.graph.column_counts(np.flatnonzero(mask))
+            self.local_df = self.graph.column_counts(np.flatnonzero(mask)).astype(np.int32)
         self._admitted = mask | (is_concept & ~(self.local_df > self.limit))
         # The walk never enters another project's memories: spread over the edges into this filter only.
         reach = mask | is_concept
@@ -414,7 +415,8 @@ class _Scope:
                 and np.array_equal(mask, self.mask))
 
     def document_frequency(self, concepts: IntArray) -> IntArray:
-        return self.local_df[concepts]
+        df: IntArray = self.local_df[concepts].astype(np.int64)
+        return df
 
     def is_hub(self, local_df: IntArray) -> np.ndarray:
         return np.asarray(local_df) > self.limit
@@ -432,7 +434,7 @@ def _same_prefix(current: np.ndarray, before: np.ndarray) -> bool:
 class _ScopeCache:
     """The last few filters' scopes, reused while the graph and the filter's mask are unchanged."""
 
-    def __init__(self, size: int = 16) -> None:
+    def __init__(self, size: int = 8) -> None:
         self.size = size
         self._scopes: dict[VisibilityFilter, _Scope] = {}
 
