@@ -389,7 +389,7 @@ class _Scope:
         self.projection = projection
         self.graph = projection.graph
         self.version = self.graph.version
-        self.mask = mask
+        self.mask = mask.copy()  # the caller may go on to change its mask (the bridge drops its sources)
         self.size = int(mask.sum())
         self.limit = max(params.hub_share * self.size, float(params.hub_min_df))
         is_concept = projection.col("node_type") == CONCEPT
