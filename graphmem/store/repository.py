@@ -133,8 +133,18 @@ class Repository:
         table = MemoryRow.__table__
         head = func.substr(table.c.content, 1, chars)
         found: dict[int, str] = {}
+        wanted = list(dict.fromkeys(int(seq) for seq in seqs))
         with self.engine.connect() as connection:
-            for chunk in _chunks(list(dict.fromkeys(seqs))):
+            if wanted and connection.dialect.name == "sqlite":  # the DB-API cursor, as hit_rows
+                cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+                try:
+                    cursor.execute("SELECT seq, substr(content, 1, ?) FROM memory "
+                                   "WHERE seq IN (SELECT value FROM json_each(?))",
+                                   (int(chars), "[" + ",".join(map(str, wanted)) + "]"))
+                    return {int(seq): str(text or "") for seq, text in cursor.fetchall()}
+                finally:
+                    cursor.close()
+            for chunk in _chunks(wanted):
                 for seq, text in connection.execute(select(table.c.seq, head).where(table.c.seq.in_(chunk))):
                     found[int(seq)] = str(text or "")
         return found
