@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphmem.core.spreading_graph import FloatArray, IntArray, SpreadingGraph, sum_sparse
+from graphmem.core.spreading_graph import FloatArray, IntArray, RestrictedGraph, SpreadingGraph, sum_sparse
 
 __all__ = [
     "ActivationDidNotConverge",
@@ -154,14 +154,16 @@ def hop_spread(graph: SpreadingGraph, seeds: FloatArray, *, hops: int = 2, decay
     return HopActivation(total=total, per_hop=tuple(per_hop))
 
 
-def hop_spread_sparse(graph: SpreadingGraph, seed_nodes: IntArray, seed_values: FloatArray, *, hops: int = 2,
-                      decay: float = 0.5, prune: float = 0.0,
+def hop_spread_sparse(graph: SpreadingGraph | RestrictedGraph, seed_nodes: IntArray, seed_values: FloatArray, *,
+                      hops: int = 2, decay: float = 0.5, prune: float = 0.0,
                       admit: Callable[[IntArray], np.ndarray] | None = None) -> tuple[IntArray, FloatArray]:
     """:func:`hop_spread` over sparse vectors: the same total as (node indices, values).
 
     ``admit(nodes) -> bool mask`` keeps a reached node in the walk; the others neither collect nor pass
     on activation. Recall admits the filter's memories and the concepts that are not hubs of the filter,
     so the walk stays inside one project and a concept in most of its memories does not carry it.
+    A :class:`RestrictedGraph` that keeps at least the admitted nodes gives the same result, reading
+    only the edges into them.
 
     Examples
     --------

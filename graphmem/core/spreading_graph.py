@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-__all__ = ["FloatArray", "IntArray", "SpreadingGraph", "sum_sparse"]
+__all__ = ["FloatArray", "IntArray", "RestrictedGraph", "SpreadingGraph", "sum_sparse"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -49,6 +49,18 @@ class SpreadingGraph:
         self._out_degree: FloatArray = np.zeros(0)
         self._spread_scale: FloatArray = np.ones(0)
         self._base_t: sp.csr_array | None = None
+        self._version = 0  # bumped by every change to the edges (base or delta)
+        self._base_version = 0  # bumped when the base CSR's entries change (compaction, removal)
+
+    @property
+    def version(self) -> int:
+        """Changes whenever an edge is added, removed or merged: caches derived from edges key on it."""
+        return self._version
+
+    @property
+    def base_version(self) -> int:
+        """Changes only when the base CSR's entries change (a compaction or a removal), not on appends."""
+        return self._base_version
 
     @property
     def n_nodes(self) -> int:
@@ -91,6 +103,7 @@ class SpreadingGraph:
             raise ValueError("edge weights must be finite and non-negative")
         np.add.at(self._out_strength, src, w)
         np.add.at(self._out_degree, src, 1.0)
+        self._version += 1
         self._delta_src.append(src)
         self._delta_dst.append(dst)
         self._delta_w.append(w)
@@ -124,6 +137,8 @@ class SpreadingGraph:
         self._base.data[np.abs(self._base.data) < 1e-12] = 0.0
         self._base.eliminate_zeros()
         self._base_t = None
+        self._version += 1
+        self._base_version += 1
 
     def set_spread_scale(self, nodes: npt.ArrayLike, scale: npt.ArrayLike) -> None:
         """Scale how much of its activation a node passes on (1 = all, 0 = none; the hub cap)."""
@@ -135,6 +150,8 @@ class SpreadingGraph:
             return
         self._base = self._merged()
         self._base_t = None
+        self._version += 1
+        self._base_version += 1
         self._delta_src, self._delta_dst, self._delta_w = [], [], []
         self._delta_size = 0
         self._delta_csr = None
@@ -213,12 +230,13 @@ class SpreadingGraph:
         row, target = np.concatenate(rows), np.concatenate(targets)
         return np.bincount(row[admitted[target]], minlength=nodes.size).astype(np.int64)
 
-    def spread_sparse(self, nodes: IntArray, values: FloatArray,
-                      min_share: float = 0.0) -> tuple[IntArray, FloatArray]:
+    def spread_sparse(self, nodes: IntArray, values: FloatArray, min_share: float = 0.0,
+                      base: sp.csr_array | None = None) -> tuple[IntArray, FloatArray]:
         """:meth:`spread` on a sparse vector (``nodes``, ``values``), returning a sparse vector.
 
         Nothing here is proportional to the number of nodes, only to the edges of the pushing
         rows: at 100k memories the graph has ~700k nodes and every dense temporary cost ~0.5 ms.
+        ``base`` replaces the base CSR by a restriction of it (:meth:`restricted`); the delta is read as is.
         """
         strength = self._out_strength[nodes]
         sending = (strength > 0) & (values > 0)
@@ -229,7 +247,7 @@ class SpreadingGraph:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         share = values * self._spread_scale[nodes] / strength
         targets, amounts = [], []
-        for matrix in (self._base, self._delta() if self._delta_size else None):
+        for matrix in (self._base if base is None else base, self._delta() if self._delta_size else None):
             if matrix is None:
                 continue
             inside = nodes < matrix.shape[0]
@@ -245,6 +263,80 @@ class SpreadingGraph:
         if not targets:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         return _summed(np.concatenate(targets), np.concatenate(amounts))
+
+    def restricted(self, keep: np.ndarray) -> RestrictedGraph:
+        """This graph as spreading sees it when only the nodes ``keep`` (a boolean mask) can be reached.
+
+        The base CSR loses its entries from and into the other nodes, once: a concept's row then holds the
+        edges into one project's memories, not into every project's. Spreading over the result gives
+        exactly what spreading over the whole graph and then dropping the other nodes gives (the same
+        row normalization, the same order of summation); edges appended since are read from the delta.
+        """
+        base = self._base
+        keep = np.asarray(keep, dtype=bool)
+        columns = np.zeros(max(base.shape), dtype=bool)
+        inside = min(columns.size, keep.size)
+        columns[:inside] = keep[:inside]
+        # Rows of the other nodes go too: a walk never stands on them, and the copy stays the filter's size.
+        rows = np.repeat(columns[: base.shape[0]], np.diff(base.indptr))
+        kept = columns[base.indices] & rows
+        indptr = np.concatenate(([0], np.cumsum(kept, dtype=np.int64)))[base.indptr]
+        sub = sp.csr_array((base.data[kept], base.indices[kept], indptr), shape=base.shape)
+        return RestrictedGraph(self, sub, self._base_version)
+
+    def column_counts(self, columns: IntArray) -> IntArray:
+        """For every node, how many of its out-edges end in ``columns`` (one count per node, length n).
+
+        :meth:`neighbor_counts` for all nodes at once, read from the rows of the transposed base and the
+        delta: the cost follows the edges into ``columns`` (one project's memories), not the whole graph.
+        """
+        columns = np.asarray(columns, dtype=np.int64)
+        counts = np.zeros(self._n, dtype=np.int64)
+        transposed = self._base_transposed()
+        inside = columns[columns < transposed.shape[0]]
+        starts, ends = transposed.indptr[inside], transposed.indptr[inside + 1]
+        lengths = ends - starts
+        if lengths.sum():
+            positions = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(
+                lengths.sum())
+            counts += np.bincount(transposed.indices[positions], minlength=self._n)[: self._n]
+        if self._delta_size:
+            delta = self._delta()
+            wanted = np.zeros(self._n, dtype=bool)
+            wanted[columns] = True
+            hit = wanted[delta.indices]
+            rows = np.repeat(np.arange(delta.shape[0]), np.diff(delta.indptr))
+            counts += np.bincount(rows[hit], minlength=self._n)[: self._n]
+        return counts
+
+    def rows(self, nodes: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
+        """:meth:`neighbors` of several nodes in one read: (position in ``nodes``, target, summed weight).
+
+        Sorted by position, then target, with the same sums :meth:`neighbors` gives node by node.
+        """
+        nodes = np.asarray(nodes, dtype=np.int64)
+        parts_row, parts_idx, parts_w = [], [], []
+        for matrix in (self._base, self._delta() if self._delta_size else None):
+            if matrix is None:
+                continue
+            inside = np.flatnonzero(nodes < matrix.shape[0])
+            starts, ends = matrix.indptr[nodes[inside]], matrix.indptr[nodes[inside] + 1]
+            lengths = ends - starts
+            positions = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(
+                lengths.sum())
+            parts_row.append(np.repeat(inside, lengths))
+            parts_idx.append(matrix.indices[positions].astype(np.int64))
+            parts_w.append(matrix.data[positions].astype(np.float64))
+        if not parts_row:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+        row, target, weight = np.concatenate(parts_row), np.concatenate(parts_idx), np.concatenate(parts_w)
+        keys = row * max(self._n, 1) + target
+        unique, inverse = np.unique(keys, return_inverse=True)
+        summed: FloatArray = np.bincount(inverse, weights=weight, minlength=unique.size).astype(np.float64)
+        width = max(self._n, 1)
+        positions_out: IntArray = (unique // width).astype(np.int64)
+        targets_out: IntArray = (unique % width).astype(np.int64)
+        return positions_out, targets_out, summed
 
     def spread(self, activation: FloatArray, min_share: float = 0.0) -> FloatArray:
         """Return ``Pᵀ(a·scale)``: each active node passes its activation split by edge weight.
@@ -319,6 +411,31 @@ class SpreadingGraph:
         merged: sp.csr_array = (base + self._delta()).tocsr()
         merged.sum_duplicates()
         return merged
+
+
+class RestrictedGraph:
+    """A :class:`SpreadingGraph` whose base CSR keeps only the edges into some nodes (``restricted``).
+
+    It spreads like the graph it came from, as long as that graph's base is unchanged (``current``).
+    """
+
+    def __init__(self, graph: SpreadingGraph, base: sp.csr_array, base_version: int) -> None:
+        self.graph = graph
+        self.base = base
+        self.base_version = base_version
+
+    @property
+    def current(self) -> bool:
+        return self.graph.base_version == self.base_version and self.graph._base.shape[0] >= self.base.shape[0]
+
+    @property
+    def n_nodes(self) -> int:
+        return self.graph.n_nodes
+
+    def spread_sparse(self, nodes: IntArray, values: FloatArray,
+                      min_share: float = 0.0) -> tuple[IntArray, FloatArray]:
+        """:meth:`SpreadingGraph.spread_sparse` over the restricted base and the graph's current delta."""
+        return self.graph.spread_sparse(nodes, values, min_share, base=self.base)
 
 
 def sum_sparse(nodes: IntArray, values: FloatArray) -> tuple[IntArray, FloatArray]:

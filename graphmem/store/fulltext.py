@@ -76,8 +76,17 @@ def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[
             params[name] = list(seqs)
     sql += " ORDER BY score DESC LIMIT :limit"
     params["limit"] = limit
+    if sqlite:
+        # The DB-API cursor (named parameters are sqlite3's own): SQLAlchemy's statement handling cost
+        # as much as the full-text match on a one-project filter.
+        cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(sql, params)
+            return [(int(seq), float(score)) for seq, score in cursor.fetchall()]
+        finally:
+            cursor.close()
     return [(int(seq), float(score)) for seq, score in connection.execute(text(sql), params)]
 
 
 def _json_list(values: Sequence[int]) -> str:
-    return "[" + ",".join(str(int(v)) for v in values) + "]"
+    return "[" + ",".join(map(str, map(int, values))) + "]"

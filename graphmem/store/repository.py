@@ -7,6 +7,7 @@ leaves the store unchanged. Methods return core values or small frozen records, 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -108,13 +109,51 @@ class Repository:
                 select(table).where(table.c.source == source)  # type: ignore[call-overload]  # sqlmodel's select() is typed for models and columns; a Core table works
                 .order_by(table.c.seq))]
 
+    def hit_rows(self, seqs: Iterable[int]) -> dict[int, HitRow]:
+        """The fields a recall hit shows, by seq: one query, only those columns (the recall hot path)."""
+        wanted = list(dict.fromkeys(int(seq) for seq in seqs))
+        found: dict[int, HitRow] = {}
+        if not wanted:
+            return found
+        with self.engine.connect() as connection:
+            if connection.dialect.name == "sqlite":
+                # The DB-API cursor: compiling an expanding IN and typing the JSON column cost more than the read.
+                cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+                try:
+                    cursor.execute(f"SELECT {_HIT_COLUMNS} FROM memory WHERE seq IN (SELECT value FROM json_each(?))",
+                                   ("[" + ",".join(map(str, wanted)) + "]",))
+                    for seq, mid, kind, content, project, created, topic_key, tags in cursor.fetchall():
+                        parsed = json.loads(tags) if isinstance(tags, str) else tags
+                        found[int(seq)] = HitRow(mid, kind, content, project, int(created), topic_key,
+                                                 tuple(parsed or ()))
+                finally:
+                    cursor.close()
+                return found
+            table = MemoryRow.__table__
+            columns = [table.c[name.strip()] for name in _HIT_COLUMNS.split(",")]
+            for chunk in _chunks(wanted):
+                for seq, mid, kind, content, project, created, topic_key, tags in connection.execute(
+                        select(*columns).where(table.c.seq.in_(chunk))):
+                    found[int(seq)] = HitRow(mid, kind, content, project, int(created), topic_key, tuple(tags or ()))
+        return found
+
     def content_heads(self, seqs: Iterable[int], chars: int = 64) -> dict[int, str]:
         """The first ``chars`` characters of each memory's content, by seq (recall's turn detection)."""
         table = MemoryRow.__table__
         head = func.substr(table.c.content, 1, chars)
         found: dict[int, str] = {}
+        wanted = list(dict.fromkeys(int(seq) for seq in seqs))
         with self.engine.connect() as connection:
-            for chunk in _chunks(list(dict.fromkeys(seqs))):
+            if wanted and connection.dialect.name == "sqlite":  # the DB-API cursor, as hit_rows
+                cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+                try:
+                    cursor.execute("SELECT seq, substr(content, 1, ?) FROM memory "
+                                   "WHERE seq IN (SELECT value FROM json_each(?))",
+                                   (int(chars), "[" + ",".join(map(str, wanted)) + "]"))
+                    return {int(seq): str(text or "") for seq, text in cursor.fetchall()}
+                finally:
+                    cursor.close()
+            for chunk in _chunks(wanted):
                 for seq, text in connection.execute(select(table.c.seq, head).where(table.c.seq.in_(chunk))):
                     found[int(seq)] = str(text or "")
         return found
@@ -325,6 +364,21 @@ def _executemany(session: Session, sql: str, rows: Sequence[tuple[Any, ...]]) ->
     connection = session.connection()
     marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
     connection.exec_driver_sql(sql.format(p=marker), list(rows))
+
+
+_HIT_COLUMNS = "seq, id, kind, content, project, created_at, topic_key, tags"
+
+
+class HitRow(NamedTuple):
+    """A memory's fields as a recall hit shows them (:meth:`Repository.hit_rows`)."""
+
+    id: str
+    kind: str
+    content: str
+    project: str | None
+    created_at: int  # epoch ms
+    topic_key: str | None
+    tags: tuple[str, ...]
 
 
 def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:

@@ -54,3 +54,51 @@ def test_removed_edges_leave_no_trace_in_neighbours_strength_or_spread():
     graph.remove_edges([0], [2], [0.5])
     assert graph.neighbors(0)[0].tolist() == [1]
     assert graph.spread(np.array([1.0, 0.0, 0.0])).tolist() == [0.0, 1.0, 0.0]
+
+
+def _random_graph(seed: int) -> SpreadingGraph:
+    rng = np.random.default_rng(seed)
+    graph = SpreadingGraph()
+    graph.add_nodes(60)
+    src, dst = rng.integers(0, 60, 400), rng.integers(0, 60, 400)
+    graph.add_edges(src, dst, rng.random(400))
+    graph.compact()
+    graph.add_nodes(10)
+    graph.add_edges(rng.integers(0, 70, 50), rng.integers(0, 70, 50), rng.random(50))  # a delta on top
+    return graph
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_restricted_graph_spreads_exactly_like_the_graph_with_the_same_admit(seed: int) -> None:
+    from graphmem.core.activation import hop_spread_sparse
+
+    graph = _random_graph(seed)
+    rng = np.random.default_rng(seed + 10)
+    keep = rng.random(70) < 0.5
+    seeds = np.flatnonzero(keep)[:4]
+
+    def admit(nodes: np.ndarray) -> np.ndarray:
+        return keep[nodes]
+
+    full = hop_spread_sparse(graph, seeds, np.ones(seeds.size), hops=3, decay=0.5, prune=1e-4, admit=admit)
+    restricted = graph.restricted(keep)
+    assert restricted.current
+    sub = hop_spread_sparse(restricted, seeds, np.ones(seeds.size), hops=3, decay=0.5, prune=1e-4, admit=admit)
+    assert full[0].tolist() == sub[0].tolist()
+    assert full[1].tolist() == sub[1].tolist()  # bit for bit: same terms, same order of summation
+    graph.compact()
+    assert not restricted.current
+
+
+def test_column_counts_and_rows_read_what_neighbor_counts_and_neighbors_read() -> None:
+    graph = _random_graph(3)
+    columns = np.arange(0, 70, 3)
+    admitted = np.zeros(70, dtype=bool)
+    admitted[columns] = True
+    assert graph.column_counts(columns).tolist() == graph.neighbor_counts(np.arange(70), admitted).tolist()
+    nodes = np.array([5, 2, 66, 40])
+    position, targets, weights = graph.rows(nodes)
+    for at, node in enumerate(nodes):
+        expected_targets, expected_weights = graph.neighbors(int(node))
+        assert targets[position == at].tolist() == expected_targets.tolist()
+        assert weights[position == at].tolist() == expected_weights.tolist()

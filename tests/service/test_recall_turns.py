@@ -66,3 +66,25 @@ def test_the_named_speakers_turn_comes_first(service: MemoryService) -> None:
     assert hits[0].content.startswith("Bruno: I adopted a puppy")
     recall = service.associate("Did Bruno adopt a puppy?", project="talk", max_results=3).memories
     assert recall[0].content.startswith("Bruno: I adopted a puppy")
+
+
+def test_a_cached_filter_scope_follows_writes(service: MemoryService) -> None:
+    """Per-filter scopes are reused between queries; after a write the results equal a cold engine's."""
+    from graphmem.service.recall.engine import _ScopeCache
+
+    _turns(service, "talk", FILLER * 2)
+    _turns(service, "other", [f"{line} near the harbour" for line in FILLER])
+
+    def both() -> tuple[list[tuple[str, float, tuple[str, ...]]], list[tuple[str, float, tuple[str, ...]]]]:
+        searched = service.search("cat pasta harbour", project="talk")
+        recalled = service.associate("cat pasta harbour", project="talk")
+        return ([(h.id, h.score, h.concepts) for h in searched.hits],
+                [(m.id, m.activation_score, m.concepts) for m in recalled.memories])
+
+    first = both()
+    assert both() == first  # served from the cached scope
+    _turns(service, "talk", ["my cat found the pasta by the harbour", "the cat liked the harbour"])
+    warm = both()
+    service.recall._scopes = _ScopeCache()
+    assert both() == warm
+    assert warm != first

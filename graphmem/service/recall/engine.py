@@ -12,19 +12,21 @@ import numpy as np
 
 from graphmem.core.activation import hop_spread_sparse, personalized_pagerank
 from graphmem.core.ranking import idf, length_normalized, reciprocal_rank_fusion, weighted_score_fusion
-from graphmem.core.spreading_graph import FloatArray, IntArray
+from graphmem.core.spreading_graph import FloatArray, IntArray, RestrictedGraph
 from graphmem.service.lifecycle.decay_scores import ranking_weights
 from graphmem.service.recall.keywords import KeywordLeg
 from graphmem.service.recall.results import MemoryHit, SeedNode
 from graphmem.service.recall.turns import TurnIndex
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.settings import ActivationSettings
+from graphmem.store.convert import from_ms
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
 from nlp.normalize import fold_accents
 
 __all__ = ["Activation", "RecallEngine"]
 
 _BRIDGE_KINDS = frozenset({"entity", "identifier", "phrase"})
+_QUERY_CACHE_SIZE = 256
 _MATCH_WEIGHT = {"exact": 1.0, "ngram": 1.0, "fallback": 0.7}  # a fallback (head word, part) is a weaker cue
 
 
@@ -53,11 +55,17 @@ class RecallEngine:
         fusion = self.settings.fusion
         self.turns = TurnIndex(self.repository, turn_share=fusion.turn_share, max_concepts=fusion.turn_max_concepts)
         self.keywords = KeywordLeg(uow, self.turns)
+        self._scopes = _ScopeCache()
+        self._queries: dict[str, tuple[list[tuple[str, tuple[str, ...]]], list[str]]] = {}
 
     @property
     def projection(self) -> GraphProjection:
         """The unit of work's projection (use cases make it fresh before they read)."""
         return self.uow.projection
+
+    def _scope(self, view: VisibilityFilter, mask: np.ndarray) -> _Scope:
+        """The filter's scope (cached per filter while the graph and the mask are unchanged); hold the lock."""
+        return self._scopes.get(view, self.projection, mask, self.settings.activation)
 
     # -- seeds ----------------------------------------------------------------------------------
     def match_seeds(self, query: str) -> tuple[tuple[str, ...], list[SeedNode], tuple[str, ...]]:
@@ -67,7 +75,8 @@ class RecallEngine:
         query_concepts: list[str] = []
         seeds: dict[str, SeedNode] = {}
         unmatched: list[str] = []
-        for key, fallbacks in self.extractor.query_keys(query):
+        keys, ngrams = self._parsed(query)
+        for key, fallbacks in keys:
             query_concepts.append(key)
             hit = next((name for name in (key, *fallbacks) if name in known), None)
             # Accent-insensitive fallback: "Aschenbrodel" in a query still finds "aschenbrödel".
@@ -76,7 +85,7 @@ class RecallEngine:
                 unmatched.append(key)
             elif hit not in seeds:
                 seeds[hit] = self._seed(hit, key, "exact" if hit == key else "fallback")
-        for ngram in self.extractor.candidate_ngrams(query):
+        for ngram in ngrams:
             # Single words were matched above with their lemma fallbacks; n-grams only add the
             # multi-word concepts the query contains (a raw inflected unigram would double-count).
             if " " in ngram and ngram in known and ngram not in seeds:
@@ -86,6 +95,17 @@ class RecallEngine:
                 if ngram in unmatched:
                     unmatched.remove(ngram)
         return tuple(dict.fromkeys(query_concepts)), list(seeds.values()), tuple(dict.fromkeys(unmatched))
+
+    def _parsed(self, query: str) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
+        """The query's concept keys and n-grams: a pure function of the text, so the last few are kept
+        (an agent repeats queries, and asks search and associate the same one)."""
+        parsed = self._queries.get(query)
+        if parsed is None:
+            parsed = (self.extractor.query_keys(query), self.extractor.candidate_ngrams(query))
+            if len(self._queries) >= _QUERY_CACHE_SIZE:
+                self._queries.pop(next(iter(self._queries)))
+            self._queries[query] = parsed
+        return parsed
 
     def _seed(self, concept: str, query_concept: str, match: str) -> SeedNode:
         # The weight is set per filter by _scoped (specificity within the project).
@@ -103,7 +123,7 @@ class RecallEngine:
         with self.projection.lock:
             query_concepts, seeds, unmatched = self.match_seeds(query)
             mask = self.projection.visible(view, now_ms)
-            scope = _Scope(self.projection, mask, self.settings.activation)
+            scope = self._scope(view, mask)
             seeds, seed_df = self._scoped(seeds, scope)
             active = [seed for seed in seeds if seed.weight > 0]
             seed_nodes = np.array([self.projection.concept_nodes[seed.name] for seed in active], dtype=np.int64)
@@ -143,8 +163,8 @@ class RecallEngine:
         if seed_nodes.size == 0 or seed_values.sum() <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         if params.method == "hops":
-            return hop_spread_sparse(graph, seed_nodes, seed_values, hops=params.hops, decay=params.hop_decay,
-                                     prune=params.prune, admit=scope.admit)
+            return hop_spread_sparse(scope.restricted, seed_nodes, seed_values, hops=params.hops,
+                                     decay=params.hop_decay, prune=params.prune, admit=scope.admit)
         dense = np.zeros(graph.n_nodes)
         np.add.at(dense, seed_nodes, seed_values)
         dense = personalized_pagerank(graph, dense, alpha=params.alpha, max_iter=params.max_iter,
@@ -171,23 +191,42 @@ class RecallEngine:
     # -- presentation ---------------------------------------------------------------------------
     def hits(self, activation: Activation, nodes: list[int]) -> list[MemoryHit]:
         """Load the memories behind ``nodes`` and explain which concepts carried their activation."""
-        seqs = [int(self.projection.col("seq")[node]) for node in nodes]
-        memories = self.repository.memories_by_seq(seqs)
-        seed_names = {seed.name for seed in activation.seeds}
+        with self.projection.lock:  # one read of all the hits' rows serves both the carriers and `direct`
+            seqs = self.projection.col("seq")[np.asarray(nodes, dtype=np.int64)].tolist()
+            carriers, direct = self._explained(activation, nodes)
+        rows = self.repository.hit_rows(seqs)
         score_of = dict(activation.ranked)
         result = []
-        for node, seq in zip(nodes, seqs, strict=True):
-            memory = memories[seq]
-            with self.projection.lock:  # one neighbour read per hit serves both the carriers and `direct`
-                mentions = self.projection.concepts_of(node)
-                carriers = _carriers(self.projection.names, mentions, activation.vector)
-                direct = any(self.projection.names[c] in seed_names for c, _ in mentions)
+        for index, (node, seq) in enumerate(zip(nodes, seqs, strict=True)):
+            row = rows[seq]
             result.append(MemoryHit(
-                id=memory.id, type=memory.kind, content=memory.content, project=memory.project,
-                activation_score=round(score_of.get(node, 0.0), 6), concepts=tuple(carriers[:5]),
-                direct=direct,
-                created_at=memory.created_at.isoformat(), topic_key=memory.topic_key, tags=memory.tags))
+                id=row.id, type=row.kind, content=row.content, project=row.project,
+                activation_score=round(score_of.get(node, 0.0), 6), concepts=tuple(carriers[index][:5]),
+                direct=direct[index], created_at=from_ms(row.created_at).isoformat(), topic_key=row.topic_key,
+                tags=row.tags))
         return result
+
+    def _explained(self, activation: Activation, nodes: list[int]) -> tuple[list[list[str]], list[bool]]:
+        """Per node: its concepts by the activation they passed to it (as :func:`_carriers`), and whether
+        it mentions a seed concept. One read of all the nodes' rows; hold the projection's lock."""
+        projection = self.projection
+        position, targets, weights = projection.graph.rows(np.asarray(nodes, dtype=np.int64))
+        is_concept = projection.col("node_type")[targets] == CONCEPT
+        position, targets, weights = position[is_concept], targets[is_concept], weights[is_concept]
+        seeds = np.array([projection.concept_nodes[seed.name] for seed in activation.seeds], dtype=np.int64)
+        direct = np.zeros(len(nodes), dtype=bool)
+        direct[position[np.isin(targets, seeds)]] = True
+        vector = activation.vector
+        flowing = vector[targets] > 0
+        position, targets = position[flowing], targets[flowing]
+        flows = vector[targets] * weights[flowing]
+        # By node, then the strongest flow first; equal flows by the higher node (sorted(..., reverse=True)).
+        order = np.lexsort((-targets, -flows, position))
+        carriers: list[list[str]] = [[] for _ in nodes]
+        names = projection.names
+        for at, concept in zip(position[order].tolist(), targets[order].tolist(), strict=True):
+            carriers[at].append(names[concept])
+        return carriers, direct.tolist()
 
     def carriers(self, node: int, vector: FloatArray) -> list[str]:
         """Concept names of a memory ordered by the activation they passed to it."""
@@ -302,7 +341,7 @@ class RecallEngine:
         with self.projection.lock:
             seed_names = {seed.name for seed in activation.seeds}
             mask = self.projection.visible(view, now_ms)
-            scope = _Scope(self.projection, mask, self.settings.activation)
+            scope = self._scope(view, mask)
             bridge: dict[int, float] = {}
             kinds = self.projection.concept_kind
             for rank, node in enumerate(sources):
@@ -321,7 +360,7 @@ class RecallEngine:
             # The bridged memories are one hop from the bridge concepts: a single sparse product
             # finds them; a full walk from there only blurs the ranking and costs 10x as much.
             nodes, values = hop_spread_sparse(
-                self.projection.graph, concepts[keep], weights[keep],
+                scope.restricted, concepts[keep], weights[keep],
                 hops=self.settings.fusion.bridge_hops, decay=self.settings.activation.hop_decay,
                 prune=self.settings.activation.prune, admit=scope.admit)
             mask[sources] = False
@@ -340,28 +379,75 @@ class _Scope:
     ``activation.hub_min_df`` of them, so a small project keeps its concepts). Hubs neither seed nor
     carry activation: in a conversation the speakers' names and the dates' parts are in most turns,
     and spreading through them reaches everything equally.
+
+    Built once per filter and kept while the graph and the filter's mask are unchanged (:class:`_ScopeCache`):
+    every concept's document frequency within the filter, the nodes a walk may enter, and the graph
+    restricted to them, so a query reads only the filter's edges, whatever else the store holds.
     """
 
-    def __init__(self, projection: GraphProjection, mask: np.ndarray, params: ActivationSettings) -> None:
+    def __init__(self, projection: GraphProjection, mask: np.ndarray, params: ActivationSettings,
+                 previous: _Scope | None = None) -> None:
         self.projection = projection
-        self.mask = mask
+        self.graph = projection.graph
+        self.version = self.graph.version
+        self.mask = mask.copy()  # the caller may go on to change its mask (the bridge drops its sources)
         self.size = int(mask.sum())
         self.limit = max(params.hub_share * self.size, float(params.hub_min_df))
-        self._is_concept = projection.col("node_type") == CONCEPT
+        is_concept = projection.col("node_type") == CONCEPT
+        self.unfiltered = self.size == projection.memory_count
+        # int32 halves what a cached filter holds; read back as int64 (document_frequency).
+        if self.unfiltered:  # no filter: the stored df is the local one
+            self.local_df = projection.col("df").astype(np.int32)
+        else:
+            self.local_df = self.graph.column_counts(np.flatnonzero(mask)).astype(np.int32)
+        self._admitted = mask | (is_concept & ~(self.local_df > self.limit))
+        # The walk never enters another project's memories: spread over the edges into this filter only.
+        reach = mask | is_concept
+        self.restricted: RestrictedGraph
+        self.reach: np.ndarray
+        if previous is not None and previous.restricted.current and _same_prefix(reach, previous.reach):
+            self.restricted, self.reach = previous.restricted, previous.reach
+        else:
+            self.restricted, self.reach = self.graph.restricted(reach), reach
+
+    def fits(self, projection: GraphProjection, mask: np.ndarray) -> bool:
+        """Whether this scope still describes ``mask`` over the projection's current graph."""
+        return (projection.graph is self.graph and self.graph.version == self.version
+                and np.array_equal(mask, self.mask))
 
     def document_frequency(self, concepts: IntArray) -> IntArray:
-        if self.size == self.projection.memory_count:  # no filter: the stored df is the local one
-            return self.projection.col("df")[concepts]
-        return self.projection.graph.neighbor_counts(concepts, self.mask)
+        df: IntArray = self.local_df[concepts].astype(np.int64)
+        return df
 
     def is_hub(self, local_df: IntArray) -> np.ndarray:
         return np.asarray(local_df) > self.limit
 
     def admit(self, nodes: IntArray) -> np.ndarray:
         """Keep the filter's memories and every concept that is not a hub of the filter."""
-        admitted = self.mask[nodes].copy()
-        concepts = np.flatnonzero(self._is_concept[nodes])
-        if concepts.size:
-            local_df = self.document_frequency(nodes[concepts])
-            admitted[concepts] = ~self.is_hub(local_df)
+        admitted: np.ndarray = self._admitted[nodes]
         return admitted
+
+
+def _same_prefix(current: np.ndarray, before: np.ndarray) -> bool:
+    """``before`` is ``current`` as it was over the nodes that existed then (later nodes have no base edges)."""
+    return current.size >= before.size and np.array_equal(current[: before.size], before)
+
+
+class _ScopeCache:
+    """The last few filters' scopes, reused while the graph and the filter's mask are unchanged."""
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        self._scopes: dict[VisibilityFilter, _Scope] = {}
+
+    def get(self, view: VisibilityFilter, projection: GraphProjection, mask: np.ndarray,
+            params: ActivationSettings) -> _Scope:
+        scope = self._scopes.get(view)
+        if scope is not None and scope.fits(projection, mask):
+            return scope
+        previous = scope if scope is not None and scope.graph is projection.graph else None
+        scope = _Scope(projection, mask, params, previous)
+        if view not in self._scopes and len(self._scopes) >= self.size:
+            self._scopes.pop(next(iter(self._scopes)))
+        self._scopes[view] = scope
+        return scope

@@ -48,28 +48,31 @@ class KeywordLeg:
         ranked = self._bm25(query, view, now_ms, limit, skip)
         if not conversational or not ranked:
             return ranked
-        scores = dict(ranked)
+        nodes = np.array([node for node, _ in ranked], dtype=np.int64)
+        scores = np.array([score for _, score in ranked], dtype=np.float64)
+        # One vector per term, summed per node in the order the terms were listed (a hit's own score,
+        # then its neighbours' shares by distance): the same sums a dict updated hit by hit gave.
+        parts_nodes, parts_values = [nodes], [scores]
         if fusion.context_weight > 0 and fusion.context_turns > 0:
             with self.projection.lock:
                 mask = self.projection.visible(view, now_ms)
-                nodes = np.array([node for node, _ in ranked], dtype=np.int64)
                 for distance, neighbours in enumerate(self._neighbours(nodes, mask, fusion.context_turns), start=1):
                     share = fusion.context_weight * fusion.context_decay ** (distance - 1)
-                    for (_, score), pair in zip(ranked, neighbours.tolist(), strict=True):
-                        for node in pair:
-                            if node >= 0:
-                                scores[node] = scores.get(node, 0.0) + share * score
+                    present = neighbours.ravel() >= 0
+                    parts_nodes.append(neighbours.ravel()[present])
+                    parts_values.append(np.repeat(share * scores, 2)[present])
+        all_nodes = np.concatenate(parts_nodes)
+        unique, inverse = np.unique(all_nodes, return_inverse=True)
+        summed = np.bincount(inverse, weights=np.concatenate(parts_values), minlength=unique.size)
         if fusion.speaker_boost > 0:
-            scored = list(scores)
             with self.projection.lock:
-                speakers = self.turns.speakers(self.projection, scored)
+                speakers = self.turns.speakers(self.projection, unique)
             named = named_speakers(query, set(speakers))
             if len(named) == 1:
-                factor = 1.0 + fusion.speaker_boost
-                for node, speaker in zip(scored, speakers, strict=True):
-                    if speaker in named:
-                        scores[node] *= factor
-        return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+                boosted = np.fromiter((speaker in named for speaker in speakers), dtype=bool, count=len(speakers))
+                summed[boosted] *= 1.0 + fusion.speaker_boost
+        order = np.lexsort((unique, -summed))[:limit]
+        return list(zip(unique[order].tolist(), summed[order].tolist(), strict=True))
 
     def _neighbours(self, nodes: IntArray, mask: np.ndarray, width: int) -> list[np.ndarray]:
         """Per distance 1..width: the visible memories that far before and after each node in its project.

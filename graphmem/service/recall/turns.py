@@ -31,6 +31,7 @@ __all__ = ["TurnIndex", "named_speakers", "speaker_of_text"]
 _SPEAKER = re.compile(r"^\s*([^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2}):(?:\s|$)")
 _HEAD_CHARS = 64
 _SAMPLE = 64  # memories sampled to decide whether a filter holds turns
+_PREFETCH_MAX = 50_000  # a conversational filter up to this size has all its speakers read at once
 
 
 def speaker_of_text(text: str) -> str:
@@ -96,6 +97,9 @@ class TurnIndex:
         few_speakers = len(set(prefixed)) <= max(2, len(prefixed) // 4)
         short = float(np.mean(projection.col("length")[sample])) <= self.max_concepts
         decision = share >= self.turn_share and few_speakers and short
+        if decision and visible.size <= _PREFETCH_MAX:
+            # Read every turn's speaker once, not a few per query (the keyword leg asks for its candidates').
+            self.speakers(projection, visible)
         self._conversational[key] = decision
         return decision
 
