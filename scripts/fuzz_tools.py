@@ -236,7 +236,8 @@ class _Http:
         except httpx.TimeoutException:
             return None
         if response.headers.get("content-type", "").startswith("text/event-stream"):
-            data = [line[5:] for line in response.text.splitlines() if line.startswith("data:")]
+            # SSE lines end at \n (\r\n) only: str.splitlines() would also cut a JSON string at U+0085 or U+2028.
+            data = [line[5:] for line in response.text.replace("\r\n", "\n").split("\n") if line.startswith("data:")]
             return json.loads(data[-1]) if data else {"http_status": response.status_code, "text": response.text}
         try:
             return dict(response.json())
