@@ -213,21 +213,8 @@ class SpreadingGraph:
         [2, 1]
         """
         nodes = np.asarray(nodes, dtype=np.int64)
-        rows, targets = [], []
-        for matrix in (self._base, self._delta() if self._delta_size else None):
-            if matrix is None:
-                continue
-            inside = np.flatnonzero(nodes < matrix.shape[0])
-            starts, ends = matrix.indptr[nodes[inside]], matrix.indptr[nodes[inside] + 1]
-            lengths = ends - starts
-            positions = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(
-                lengths.sum())
-            rows.append(np.repeat(inside, lengths))
-            targets.append(matrix.indices[positions].astype(np.int64))
-        if not rows:
-            return np.zeros(nodes.size, dtype=np.int64)
+        row, target, _ = self._gather(nodes)
         # Mention edges are unique per (memory, concept); counting edges counts memories.
-        row, target = np.concatenate(rows), np.concatenate(targets)
         return np.bincount(row[admitted[target]], minlength=nodes.size).astype(np.int64)
 
     def spread_sparse(self, nodes: IntArray, values: FloatArray, min_share: float = 0.0,
@@ -314,7 +301,18 @@ class SpreadingGraph:
 
         Sorted by position, then target, with the same sums :meth:`neighbors` gives node by node.
         """
-        nodes = np.asarray(nodes, dtype=np.int64)
+        row, target, weight = self._gather(np.asarray(nodes, dtype=np.int64))
+        keys = row * max(self._n, 1) + target
+        unique, inverse = np.unique(keys, return_inverse=True)
+        summed: FloatArray = np.bincount(inverse, weights=weight, minlength=unique.size).astype(np.float64)
+        width = max(self._n, 1)
+        positions_out: IntArray = (unique // width).astype(np.int64)
+        targets_out: IntArray = (unique % width).astype(np.int64)
+        return positions_out, targets_out, summed
+
+    def _gather(self, nodes: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
+        """Every stored edge of ``nodes`` (base and delta, parallel edges not yet summed):
+        (position in ``nodes``, target, weight), read straight from the CSR rows."""
         parts_row, parts_idx, parts_w = [], [], []
         for matrix in (self._base, self._delta() if self._delta_size else None):
             if matrix is None:
@@ -329,14 +327,7 @@ class SpreadingGraph:
             parts_w.append(matrix.data[positions].astype(np.float64))
         if not parts_row:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
-        row, target, weight = np.concatenate(parts_row), np.concatenate(parts_idx), np.concatenate(parts_w)
-        keys = row * max(self._n, 1) + target
-        unique, inverse = np.unique(keys, return_inverse=True)
-        summed: FloatArray = np.bincount(inverse, weights=weight, minlength=unique.size).astype(np.float64)
-        width = max(self._n, 1)
-        positions_out: IntArray = (unique // width).astype(np.int64)
-        targets_out: IntArray = (unique % width).astype(np.int64)
-        return positions_out, targets_out, summed
+        return np.concatenate(parts_row), np.concatenate(parts_idx), np.concatenate(parts_w)
 
     def spread(self, activation: FloatArray, min_share: float = 0.0) -> FloatArray:
         """Return ``Pᵀ(a·scale)``: each active node passes its activation split by edge weight.
