@@ -1,7 +1,7 @@
 """The official MCP Inspector (a third-party TypeScript client) drives `graphmem serve` over stdio.
 
 Runs when the Inspector is installed: `.ci/run` installs a pinned `@modelcontextprotocol/inspector` from
-npm and points GRAPHMEM_INSPECTOR at it; elsewhere put `mcp-inspector` on PATH, or the test is skipped
+npm and points MCP_INSPECTOR_CLI at it; elsewhere put `mcp-inspector` on PATH, or the test is skipped
 with that reason. The Inspector CLI exits 0 on a tool result with isError, so the test reads isError.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-INSPECTOR = os.environ.get("GRAPHMEM_INSPECTOR") or shutil.which("mcp-inspector")
+INSPECTOR = os.environ.get("MCP_INSPECTOR_CLI") or shutil.which("mcp-inspector")
 GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
 
 pytestmark = pytest.mark.skipif(not INSPECTOR, reason="MCP Inspector not installed (see module docstring)")
