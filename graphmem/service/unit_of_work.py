@@ -26,7 +26,15 @@ from typing import Any
 
 from graphmem.core.values import Memory
 from graphmem.settings import Settings
-from graphmem.store.changes import MEMORIES, NOTHING, RELOAD, GenerationProbe, append_changes, bump_generation
+from graphmem.store.changes import (
+    MEMORIES,
+    NOTHING,
+    RELOAD,
+    GenerationProbe,
+    append_changes,
+    bump_generation,
+    prune_changes,
+)
 from graphmem.store.engine import open_engine
 from graphmem.store.follow import follow
 from graphmem.store.projection import GraphProjection
@@ -109,6 +117,7 @@ class UnitOfWork:
                 # Every generation gets a log row, even one that changed nothing the projection shows: its
                 # commit time is what ties a projection snapshot to this store's history.
                 append_changes(session, write.generation, write.changes or {NOTHING: set()})
+                prune_changes(session, write.generation)
             self._follow_committed(write)
 
     @contextmanager

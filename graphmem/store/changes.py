@@ -34,6 +34,7 @@ __all__ = [
     "bump_generation",
     "changes_since",
     "current_generation",
+    "prune_changes",
 ]
 
 # Change kinds. ``refs`` holds memory ids, relation ids or fact ids; ``reload`` (bulk rewrites such as
@@ -43,6 +44,12 @@ RELATIONS = "relations"
 FACTS = "facts"
 RELOAD = "reload"
 NOTHING = "nothing"  # a write whose rows the projection does not show (a session, a duplicate store)
+
+# The log keeps the newest KEEP_GENERATIONS generations: every PRUNE_EVERY-th write deletes the rows
+# older than that, so the log stays bounded however long a store lives. A reader that fell further
+# behind than the log reaches rebuilds its projection instead of following (see ``store/follow.py``).
+KEEP_GENERATIONS = 100_000
+PRUNE_EVERY = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +81,13 @@ def append_changes(session: Session, generation: int, changes: dict[str, set[str
     if rows:
         session.connection().execute(
             text("INSERT INTO change_log (generation, kind, refs, at) VALUES (:g, :k, :r, :t)"), rows)
+
+
+def prune_changes(session: Session, generation: int) -> None:
+    """Keep the log bounded: on every ``PRUNE_EVERY``-th generation, drop rows ``KEEP_GENERATIONS`` old."""
+    if generation % PRUNE_EVERY == 0 and generation > KEEP_GENERATIONS:
+        session.connection().execute(text("DELETE FROM change_log WHERE generation <= :oldest"),
+                                     {"oldest": generation - KEEP_GENERATIONS})
 
 
 _CURRENT = "SELECT generation FROM store_generation WHERE id = 1"

@@ -4,7 +4,8 @@ A process applies its own writes to its projection directly (the rows it just wr
 Writes by any other process (a CLI import, a second server on the same database) reach it here: the
 log says which memories, relations and facts each generation touched, and this module reads those
 rows, in one snapshot, and applies them with the same projection methods the writer used. Nothing
-is reloaded wholesale unless the log asks for it (a hard delete or another bulk rewrite).
+is reloaded wholesale unless the log asks for it (a hard delete or another bulk rewrite), or unless
+the log no longer reaches back to this reader (it keeps the newest ``KEEP_GENERATIONS`` generations).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def follow(projection: GraphProjection, engine: Engine, after: int, *, upto: int
         if reached <= after:
             return after
         changes = changes_since(connection, after, upto=reached)
-        if _needs_reload(projection, changes):
+        if _needs_reload(projection, after, changes):
             reload = True
         else:
             reload = False
@@ -49,7 +50,11 @@ def follow(projection: GraphProjection, engine: Engine, after: int, *, upto: int
     return reached
 
 
-def _needs_reload(projection: GraphProjection, changes: Sequence[Change]) -> bool:
+def _needs_reload(projection: GraphProjection, after: int, changes: Sequence[Change]) -> bool:
+    # Every generation logs at least one row in its own transaction, so the log holds ``after + 1``
+    # unless it was pruned past this reader (see ``prune_changes``): then only the rows can tell.
+    if not changes or changes[0].generation != after + 1:
+        return True
     kinds = {change.kind for change in changes}
     # Co-occurrence weights are increments over counts this process never saw; when that leg is
     # projected (off by default), another process's inserts are followed by a rebuild instead.
