@@ -136,6 +136,19 @@ def _progress(rows: list[tuple[str, str, str]]) -> None:
         print("  " + " | ".join(row), file=sys.stderr, flush=True)
 
 
+def _other_mode(args: argparse.Namespace) -> int:
+    """``--fuzz`` (fuzz_tools.py) or ``--scale`` (bench_scale.py), each instead of the full bench."""
+    if args.fuzz:
+        from fuzz_tools import run_fuzz
+
+        print(run_fuzz(args.fuzz).table())
+        return 0
+    from bench_scale import format_scale_table, run_scale
+
+    print(format_scale_table(run_scale(args.sizes, args.backends, args.queries, None, args.json)))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -159,16 +172,8 @@ def main() -> int:
                         help="with --scale: the databases to grow")
     parser.add_argument("--fuzz", type=int, metavar="N", help="instead: fuzz every tool with N calls (fuzz_tools.py)")
     args = parser.parse_args()
-    if args.fuzz:
-        from fuzz_tools import run_fuzz
-
-        print(run_fuzz(args.fuzz).table())
-        return 0
-    if args.scale:
-        from bench_scale import format_scale_table, run_scale
-
-        print(format_scale_table(run_scale(args.sizes, args.backends, args.queries, None, args.json)))
-        return 0
+    if args.fuzz or args.scale:
+        return _other_mode(args)
     rows = bench_startup()  # --help wall time and serve's initialize latency, fresh processes
     rows += bench_store(args.store_count)
     rows += concept_quality_rows()

@@ -60,10 +60,14 @@ def _corpus(seed: int = 21) -> Iterator[dict[str, object]]:
         yield next(chats)
 
 
-def _rss_mib() -> float:
+def _rss_mib(field: str = "VmRSS") -> float:
+    """This process's resident set (VmRSS) or its peak (VmHWM), in MiB.
+
+    Not ``ru_maxrss``: Linux carries it over ``fork`` + ``exec``, so a process the large writer started
+    would report the writer's peak."""
     with open("/proc/self/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     return 0.0
 
@@ -139,7 +143,7 @@ def measure(db: str, queries: list[str]) -> dict[str, Any]:
     result["associate"] = _timed(lambda q: service.associate(q, max_results=10), queries)
     result["compose"] = _timed(lambda q: service.associate(q, mode="composition", max_results=5), queries)
     service.uow.close()  # not service.close(): the measuring process leaves the snapshot as the writer wrote it
-    result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result["peak_rss_mib"] = _rss_mib("VmHWM")
     return result
 
 
@@ -191,7 +195,10 @@ def _grow(db: str, sizes: list[int], query_count: int, on_size: Callable[[dict[s
             print(f"  {db.rsplit('/', 1)[-1]}: {loaded:,} stored, last {count:,} at "
                   f"{count / chunks[-1][1]:,.0f} obs/s", file=sys.stderr, flush=True)
         writer_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        service.close()  # writes the projection snapshot a cold open starts from
+        # The cold open starts from a snapshot of this size: close() writes one only every 200 writes
+        # (SNAPSHOT_EVERY), and 90k observations are 176 writes of 512.
+        service.uow._save_snapshot()
+        service.close()
         half = query_count // 2
         queries = (synthetic.queries(reservoir["notes"], half, seed=size)
                    + conversation_synthetic.queries(reservoir["chats"], query_count - half, seed=size))
@@ -271,7 +278,7 @@ _MEASURES: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
     ("peak RSS, serving process: open + queries (MiB)", lambda r: _fmt_mib(r["peak_rss_mib"])),
     ("peak RSS, bulk writer so far (MiB)", lambda r: _fmt_mib(r["writer_peak_rss_mib"])),
     ("projection bytes per memory (all / CSR only)",
-     lambda r: f"{(r['projection']['csr'] + r['projection']['arrays'] + r['projection']['python']) / r['memories']:,.0f}"
+     lambda r: f"{sum(r['projection'][k] for k in ('csr', 'arrays', 'python')) / r['memories']:,.0f}"
                f" / {r['projection']['csr'] / r['memories']:,.0f}"),
     ("CSR bytes per edge (edges)",
      lambda r: f"{r['projection']['csr'] / max(r['projection']['edges'], 1):.1f} ({r['projection']['edges']:,})"),
