@@ -4,6 +4,8 @@
     python scripts/bench.py --sizes 10000 --queries 100 --no-eval   # quick run
     python scripts/bench.py --sizes 10000 --no-eval --conversational  # + the conversational set (retrieval_eval)
     python scripts/bench.py --sizes 10000 --no-eval --scaling   # + search time vs 1/5/50 conversation projects
+    python scripts/bench.py --scale --sizes 10000 100000 1000000   # instead: the scale bench (bench_scale.py),
+                                                                     # SQLite and PostgreSQL; not in CI
 
 Baselines (measured in the same process, on the same data):
 * store throughput: raw SQLite FTS5 insert of the same texts (no parsing, no graph);
@@ -134,6 +136,19 @@ def _progress(rows: list[tuple[str, str, str]]) -> None:
         print("  " + " | ".join(row), file=sys.stderr, flush=True)
 
 
+def _other_mode(args: argparse.Namespace) -> int:
+    """``--fuzz`` (fuzz_tools.py) or ``--scale`` (bench_scale.py), each instead of the full bench."""
+    if args.fuzz:
+        from fuzz_tools import run_fuzz
+
+        print(run_fuzz(args.fuzz).table())
+        return 0
+    from bench_scale import format_scale_table, run_scale
+
+    print(format_scale_table(run_scale(args.sizes, args.backends, args.queries, None, args.json)))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -150,13 +165,15 @@ def main() -> int:
     parser.add_argument("--open", type=int, metavar="N", default=100_000,
                         help="open an N-memory store from its snapshot vs from the rows (0: skip; bench_open.py)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--scale", action="store_true",
+                        help="instead: grow one store per backend through --sizes and report ingest, cold open, RSS, "
+                             "projection bytes and latencies per size (scripts/bench_scale.py)")
+    parser.add_argument("--backends", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"],
+                        help="with --scale: the databases to grow")
     parser.add_argument("--fuzz", type=int, metavar="N", help="instead: fuzz every tool with N calls (fuzz_tools.py)")
     args = parser.parse_args()
-    if args.fuzz:
-        from fuzz_tools import run_fuzz
-
-        print(run_fuzz(args.fuzz).table())
-        return 0
+    if args.fuzz or args.scale:
+        return _other_mode(args)
     rows = bench_startup()  # --help wall time and serve's initialize latency, fresh processes
     rows += bench_store(args.store_count)
     rows += concept_quality_rows()

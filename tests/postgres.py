@@ -12,12 +12,13 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
 
-__all__ = ["new_database", "pg_url", "postgres_server"]
+__all__ = ["new_database", "pg_url", "postgres_server", "private_server", "server_binaries_installed"]
 
 
 def _server_binary(name: str) -> str | None:
@@ -58,28 +59,46 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
-    """Start a throw-away PostgreSQL server; yield the admin URL; stop it and delete its files."""
+def server_binaries_installed() -> bool:
+    """Whether initdb and pg_ctl are on this machine (PATH or /usr/lib/postgresql/*/bin)."""
+    return bool(_server_binary("initdb") and _server_binary("pg_ctl"))
+
+
+@contextmanager
+def private_server() -> Iterator[str]:
+    """Start a throw-away PostgreSQL server; yield the admin URL; stop it and delete its files.
+
+    Plain context manager (no pytest), so benchmarks start the same server as the tests."""
     initdb, pg_ctl = _server_binary("initdb"), _server_binary("pg_ctl")
     if not (initdb and pg_ctl):
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+        raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
     root = Path(tempfile.mkdtemp(prefix="graphmem-pg-"))
     prefix = _as_unprivileged(root)
     data, port = root / "data", _free_port()
     created = _run(prefix, [initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-N", "-E", "UTF8",
                             "--locale=C"])
-    assert created.returncode == 0, created.stderr
+    if created.returncode != 0:
+        raise RuntimeError(created.stderr)
     # fsync off: a test server's data is thrown away, and durability costs most of the start-up time.
     options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
     log = root / "server.log"
     started = _run(prefix, [pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "start"])
-    assert started.returncode == 0, started.stderr + (log.read_text(errors="replace") if log.exists() else "")
+    if started.returncode != 0:
+        raise RuntimeError(started.stderr + (log.read_text(errors="replace") if log.exists() else ""))
     try:
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}"
     finally:
         _run(prefix, [pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"])
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """:func:`private_server` for the whole test session (skipped where PostgreSQL is not installed)."""
+    if not server_binaries_installed():
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+    with private_server() as url:
+        yield url
 
 
 @pytest.fixture

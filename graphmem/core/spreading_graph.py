@@ -5,6 +5,12 @@ a 3-million-edge CSR per write would dominate the store path, and rebuilding per
 dominate recall. So new edges go to a delta that is merged into the base when it passes a fraction
 of the base size (amortized O(1) per edge), and row normalization is applied on the fly from an
 out-strength vector that is updated incrementally, which keeps P exact without re-normalizing rows.
+
+The base is compact: float32 weights and int32 column indices and row pointers (8 bytes an edge plus
+4 a row, against 12 and 8 for scipy's defaults), for the base and its cached transpose alike. Weights
+are summed in float64 when the delta is merged and rounded once per merge; propagation multiplies
+them into float64 activations, so results equal the float64 graph's up to float32 rounding (about
+1e-7 relative). The out-strengths stay float64 sums of the weights as given.
 """
 
 from __future__ import annotations
@@ -13,11 +19,14 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-__all__ = ["FloatArray", "IntArray", "RestrictedGraph", "SpreadingGraph", "sum_sparse"]
+__all__ = ["INDEX", "WEIGHT", "FloatArray", "IntArray", "RestrictedGraph", "SpreadingGraph", "sum_sparse"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
+WEIGHT = np.float32  # stored edge weights (the base CSR and its transpose)
+INDEX = np.int32  # stored column indices and row pointers (a graph stays far below 2**31 edges)
+_REMOVED = 1e-6  # a weight left by remove_edges below this is rounding residue: the entry goes
 _MIN_DELTA_BEFORE_MERGE = 20_000
 _DELTA_FRACTION_BEFORE_MERGE = 0.10
 
@@ -39,7 +48,8 @@ class SpreadingGraph:
 
     def __init__(self) -> None:
         self._n = 0
-        self._base: sp.csr_array = sp.csr_array((0, 0), dtype=np.float64)
+        self._base: sp.csr_array = sp.csr_array(
+            (np.zeros(0, WEIGHT), np.zeros(0, INDEX), np.zeros(1, INDEX)), shape=(0, 0))
         self._delta_src: list[IntArray] = []
         self._delta_dst: list[IntArray] = []
         self._delta_w: list[FloatArray] = []
@@ -87,12 +97,20 @@ class SpreadingGraph:
         return range(start, self._n)
 
     def add_edges(
-        self, sources: npt.ArrayLike, targets: npt.ArrayLike, weights: npt.ArrayLike
+        self, sources: npt.ArrayLike, targets: npt.ArrayLike, weights: npt.ArrayLike, *, increments: bool = False
     ) -> None:
-        """Add directed edges; weights must be finite and non-negative. Parallel edges add up."""
+        """Add directed edges; weights must be finite and non-negative. Parallel edges add up.
+
+        Weights are rounded to the stored float32 on entry, so an edge spreads the same before and after
+        the merge that stores it. ``increments=True`` takes them as given instead: differences of float32
+        weights (``w(after) - w(before)``, exact in float64), whose sum then lands exactly on the float32
+        total however the increments were split between merges.
+        """
         src = np.asarray(sources, dtype=np.int64)
         dst = np.asarray(targets, dtype=np.int64)
         w = np.asarray(weights, dtype=np.float64)
+        if not increments:
+            w = w.astype(WEIGHT).astype(np.float64)
         if not (src.shape == dst.shape == w.shape):
             raise ValueError("sources, targets and weights must have the same length")
         if src.size == 0:
@@ -123,6 +141,7 @@ class SpreadingGraph:
         w = np.asarray(weights, dtype=np.float64)
         if np.any(w < 0) or not np.all(np.isfinite(w)):
             raise ValueError("edge weights must be finite and non-negative")
+        w = w.astype(WEIGHT).astype(np.float64)  # as add_edges stored them
         src = np.asarray(sources, dtype=np.int64)
         self.add_edges(src, targets, np.zeros_like(w))  # validates the endpoints
         np.subtract.at(self._out_strength, src, w)
@@ -134,7 +153,7 @@ class SpreadingGraph:
         self._delta_w.append(-w)
         self._delta_size += src.size
         self.compact()
-        self._base.data[np.abs(self._base.data) < 1e-12] = 0.0
+        self._base.data[np.abs(self._base.data) < _REMOVED] = 0.0
         self._base.eliminate_zeros()
         self._base_t = None
         self._version += 1
@@ -148,7 +167,7 @@ class SpreadingGraph:
         """Merge the delta into the base CSR (duplicates summed)."""
         if self._delta_size == 0 and self._base.shape == (self._n, self._n):
             return
-        self._base = self._merged()
+        self._base = _compact_csr(self._merged())
         self._base_t = None
         self._version += 1
         self._base_version += 1
@@ -175,7 +194,7 @@ class SpreadingGraph:
         graph = cls()
         n = int(state["n"][0])
         graph.add_nodes(n)
-        graph._base = sp.csr_array((state["data"], state["indices"], state["indptr"]), shape=(n, n))
+        graph._base = _compact_csr(sp.csr_array((state["data"], state["indices"], state["indptr"]), shape=(n, n)))
         graph._out_strength[:n] = state["out_strength"]
         graph._out_degree[:n] = state["out_degree"]
         graph._spread_scale[:n] = state["spread_scale"]
@@ -372,7 +391,7 @@ class SpreadingGraph:
         # Built once per compaction. Nodes added since then have no base edges, so the transpose of
         # the base as it was compacted stays exact: it just covers the first nodes only.
         if self._base_t is None:
-            self._base_t = self._base.T.tocsr()
+            self._base_t = _compact_csr(self._base.T.tocsr())
         return self._base_t
 
     def _delta(self) -> sp.csr_array:
@@ -386,11 +405,9 @@ class SpreadingGraph:
     def _pad(self, matrix: sp.csr_array) -> sp.csr_array:
         if matrix.shape == (self._n, self._n):
             return matrix
-        padded = sp.csr_array(
-            (matrix.data, matrix.indices, np.concatenate([matrix.indptr, np.full(self._n - matrix.shape[0],
-                                                                                  matrix.indptr[-1])])),
-            shape=(self._n, self._n),
-        )
+        tail = np.full(self._n - matrix.shape[0], matrix.indptr[-1], dtype=matrix.indptr.dtype)
+        padded = _compact_csr(sp.csr_array((matrix.data, matrix.indices, np.concatenate([matrix.indptr, tail])),
+                                           shape=(self._n, self._n)))
         if matrix is self._base:
             self._base = padded
         return padded
@@ -439,6 +456,16 @@ def _summed(nodes: IntArray, values: FloatArray) -> tuple[IntArray, FloatArray]:
     unique, inverse = np.unique(nodes, return_inverse=True)
     # numpy's stub types bincount as intp even when float weights make it float64
     return unique, np.bincount(inverse, weights=values, minlength=unique.size)  # type: ignore[return-value]
+
+
+def _compact_csr(matrix: sp.csr_array) -> sp.csr_array:
+    """``matrix`` with float32 data and int32 indices and row pointers (no copy where it has them)."""
+    if matrix.data.dtype == WEIGHT and matrix.indices.dtype == INDEX and matrix.indptr.dtype == INDEX:
+        return matrix
+    if matrix.nnz >= np.iinfo(INDEX).max or max(matrix.shape) >= np.iinfo(INDEX).max:
+        raise OverflowError("the graph outgrew int32 indices")
+    return sp.csr_array((matrix.data.astype(WEIGHT, copy=False), matrix.indices.astype(INDEX, copy=False),
+                         matrix.indptr.astype(INDEX, copy=False)), shape=matrix.shape)
 
 
 def _grow(array: FloatArray, capacity: int, fill: float) -> FloatArray:

@@ -4,12 +4,16 @@ The database is the truth; this is a view of it. It is built once when the servi
 follows every write through :meth:`apply_batch`, :meth:`apply_relation` and :meth:`refresh_memory`,
 so recall never reloads an edge table. Nodes are concepts and memories in one index space; a node
 keeps its index for the life of the projection (new nodes are appended).
+
+Per-node facts live in numpy columns, not Python objects: a concept's kind is a code column
+(``concept_kind`` reads it as a mapping) and the seq → node index is an int32 array
+(``memory_by_seq``). Python dicts remain only where the key is a string (concept key, memory id).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import networkx as nx
@@ -19,7 +23,7 @@ from sqlalchemy.engine import Engine
 
 from graphmem.core.facts import FACT_SPREAD
 from graphmem.core.relations import RELATION_TYPES
-from graphmem.core.spreading_graph import FloatArray, IntArray, SpreadingGraph
+from graphmem.core.spreading_graph import WEIGHT, FloatArray, IntArray, SpreadingGraph
 from graphmem.core.values import STATUSES, Memory, Relation
 from graphmem.settings import ActivationSettings
 from graphmem.store.changes import current_generation
@@ -37,18 +41,90 @@ _VISIBLE_CACHE_SIZE = 32
 _COLUMNS = {  # name: (dtype, fill)
     "node_type": (np.int8, -1), "seq": (np.int64, -1), "project": (np.int32, -1), "kind": (np.int32, -1),
     "status": (np.int8, -1), "created": (np.int64, 0), "valid_from": (np.int64, 0),
-    "valid_to": (np.int64, _NEVER), "hidden": (np.bool_, False), "length": (np.float64, 0.0),
-    "df": (np.int64, 0), "strength": (np.float64, 1.0),
-    "use_count": (np.int64, 0), "last_used": (np.int64, 0),  # lifecycle: vectorized decay ranking
+    "valid_to": (np.int64, _NEVER), "hidden": (np.bool_, False), "length": (np.float32, 0.0),  # mention count
+    "df": (np.int32, 0), "strength": (np.float64, 1.0),
+    "use_count": (np.int32, 0), "last_used": (np.int64, 0),  # lifecycle: vectorized decay ranking
     "outcome": (np.int32, -1), "task_type": (np.int32, -1),  # Kyew's learn fields, codes like project
+    "concept_kind": (np.int16, -1),  # a concept's kind, coded like project (-1 on memory nodes)
 }
 
 
-def _lookup(node_of_seq: dict[int, int]) -> np.ndarray:
-    """A dense seq → node array, so millions of mention rows map to nodes in one vectorized step."""
-    table = np.full(max(node_of_seq, default=0) + 1, -1, dtype=np.int64)
-    table[np.fromiter(node_of_seq.keys(), dtype=np.int64)] = np.fromiter(node_of_seq.values(), dtype=np.int64)
-    return table
+class ConceptKinds(Mapping[int, str]):
+    """concept node → kind, read from the projection's ``concept_kind`` code column (no object per node)."""
+
+    def __init__(self, projection: GraphProjection) -> None:
+        self._projection = projection
+
+    def _codes(self) -> np.ndarray:
+        return self._projection.col("concept_kind")
+
+    def __getitem__(self, node: int) -> str:
+        codes = self._codes()
+        if not 0 <= node < codes.size or codes[node] < 0:
+            raise KeyError(node)
+        return self._projection.kind_names()[int(codes[node])]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(np.flatnonzero(self._codes() >= 0).tolist())
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self._codes() >= 0))
+
+    def counts(self) -> dict[str, int]:
+        """How many concepts have each kind (one bincount, for statistics)."""
+        codes = self._codes()
+        tally = np.bincount(codes[codes >= 0], minlength=len(self._projection.kind_names()))
+        return {name: int(n) for name, n in zip(self._projection.kind_names(), tally.tolist(), strict=True) if n}
+
+
+class SeqIndex(Mapping[int, int]):
+    """memory seq → node as a dense int32 array (seqs are the store's autoincrement ids).
+
+    >>> index = SeqIndex(); index.assign(np.array([3, 7]), np.array([10, 11]))
+    >>> index[7], 3 in index, 4 in index, len(index), index.lookup(np.array([3, 4, 99])).tolist()
+    (11, True, False, 2, [10, -1, -1])
+    """
+
+    def __init__(self) -> None:
+        self._node = np.full(0, -1, dtype=np.int32)
+        self._count = 0
+
+    def assign(self, seqs: IntArray, nodes: IntArray) -> None:
+        """Record that each of ``seqs`` (new, non-negative) is held by the matching node."""
+        seqs = np.asarray(seqs, dtype=np.int64)
+        if seqs.size == 0:
+            return
+        top = int(seqs.max()) + 1
+        if top > self._node.size:
+            grown = np.full(max(top, 2 * self._node.size, 1024), -1, dtype=np.int32)
+            grown[: self._node.size] = self._node
+            self._node = grown
+        self._count += int(np.count_nonzero(self._node[seqs] < 0))
+        self._node[seqs] = nodes
+
+    def lookup(self, seqs: IntArray) -> IntArray:
+        """The node of each seq, -1 where none (vectorized ``get``)."""
+        seqs = np.asarray(seqs, dtype=np.int64)
+        inside = (seqs >= 0) & (seqs < self._node.size)
+        nodes = np.full(seqs.size, -1, dtype=np.int64)
+        nodes[inside] = self._node[seqs[inside]]
+        return nodes
+
+    def __getitem__(self, seq: int) -> int:
+        if 0 <= seq < self._node.size and (node := int(self._node[seq])) >= 0:
+            return node
+        raise KeyError(seq)
+
+    def __contains__(self, seq: object) -> bool:
+        if not isinstance(seq, (int, np.integer)) or not 0 <= seq < self._node.size:
+            return False
+        return bool(self._node[seq] >= 0)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(np.flatnonzero(self._node >= 0).tolist())
+
+    def __len__(self) -> int:
+        return self._count
 
 
 class RelationEdge(NamedTuple):
@@ -76,13 +152,14 @@ class GraphProjection:
         self.names: list[str] = []  # memory id or concept key, by node
         self.concept_nodes: dict[str, int] = {}
         self.folded_keys: dict[str, str] = {}  # accent-folded key → key, only where they differ
-        self.concept_kind: dict[int, str] = {}
+        self.concept_kind = ConceptKinds(self)  # a view of the concept_kind column
         self.memory_nodes: dict[str, int] = {}
-        self.memory_by_seq: dict[int, int] = {}
+        self.memory_by_seq = SeqIndex()
         self.tags: dict[int, frozenset[str]] = {}
         self.tools: dict[int, frozenset[str]] = {}  # tools_used, by memory node
         self.relations: dict[str, RelationEdge] = {}  # the relation edges as applied, to retract exactly
-        self._codes: dict[str, dict[str, int]] = {"project": {}, "kind": {}, "outcome": {}, "task_type": {}}
+        self._codes: dict[str, dict[str, int]] = {"project": {}, "kind": {}, "outcome": {}, "task_type": {},
+                                                  "concept_kind": {}}
         self.memory_count = 0
         self._generation = 0  # bumped by every write to a column the visibility filter reads
         self._visible_cache: dict[tuple[VisibilityFilter, int, int], np.ndarray] = {}
@@ -103,6 +180,10 @@ class GraphProjection:
         self._cols["node_type"][nodes.start : nodes.stop] = node_type
         self.names.extend(names)
         return nodes
+
+    def kind_names(self) -> list[str]:
+        """Concept kinds by their code in the ``concept_kind`` column."""
+        return list(self._codes["concept_kind"])  # codes are assigned in insertion order
 
     def code(self, column: str, value: str | None) -> int:
         """Integer code of a project, kind, outcome or task type (-1 for None), assigned on first sight."""
@@ -137,10 +218,11 @@ class GraphProjection:
             self._load_memories(memories)
             concept_by_seq = {int(seq): self.concept_nodes[key] for seq, key, _, _ in concepts}
             if len(mentions):
-                memory_lookup = _lookup(self.memory_by_seq)
-                concept_lookup = _lookup(concept_by_seq)
-                m_nodes = memory_lookup[mentions[:, 0].astype(np.int64)]
-                c_nodes = concept_lookup[mentions[:, 1].astype(np.int64)]
+                concept_lookup = SeqIndex()
+                concept_lookup.assign(np.fromiter(concept_by_seq.keys(), dtype=np.int64, count=len(concept_by_seq)),
+                                      np.fromiter(concept_by_seq.values(), dtype=np.int64, count=len(concept_by_seq)))
+                m_nodes = self.memory_by_seq.lookup(mentions[:, 0].astype(np.int64))
+                c_nodes = concept_lookup.lookup(mentions[:, 1].astype(np.int64))
                 self._add_mention_edges(m_nodes, c_nodes, mentions[:, 2])
             self._add_cooccurrence([(concept_by_seq[a], concept_by_seq[b], 0, n) for a, b, n in edges])
             for relation in relations:
@@ -165,7 +247,7 @@ class GraphProjection:
 
     def _add_concept_name(self, key: str, node: int, kind: str) -> None:
         self.concept_nodes[key] = node
-        self.concept_kind[node] = kind
+        self._cols["concept_kind"][node] = self.code("concept_kind", kind)
         folded = fold_accents(key)
         if folded != key:
             self.folded_keys.setdefault(folded, key)
@@ -177,7 +259,6 @@ class GraphProjection:
         for node, (seq, mid, project, kind, status, created, vfrom, vto, tags, _length, strength,
                    use_count, last_used, outcome, task_type, tools) in zip(nodes, memories, strict=True):
             self.memory_nodes[mid] = node
-            self.memory_by_seq[seq] = node
             # length starts at 0: _add_mention_edges counts one per mention, exactly as apply_batch
             # does, so a reloaded projection scores like the incrementally maintained one.
             self._set_memory_columns(node, seq, project, kind, status, created, vfrom, vto, 0.0, strength,
@@ -188,6 +269,7 @@ class GraphProjection:
             used = json.loads(tools) if isinstance(tools, str) else tools
             if used:
                 self.tools[node] = frozenset(used)
+        self.memory_by_seq.assign(np.array([m[0] for m in memories], dtype=np.int64), np.array(nodes, dtype=np.int64))
         self.memory_count += len(memories)
 
     def _set_memory_columns(self, node: int, seq: int, project: str | None, kind: str, status: str,
@@ -222,14 +304,15 @@ class GraphProjection:
             m_nodes = self._add_nodes(len(batch.memories), (m.id for _, m in batch.memories), MEMORY)
             for node, (seq, memory) in zip(m_nodes, batch.memories, strict=True):
                 self.memory_nodes[memory.id] = node
-                self.memory_by_seq[seq] = node
                 self._write_memory(node, seq, memory)
+            self.memory_by_seq.assign(np.array([seq for seq, _ in batch.memories], dtype=np.int64),
+                                      np.array(m_nodes, dtype=np.int64))
             self.memory_count += len(batch.memories)
             concept_by_seq = {rec.seq: self.concept_nodes[rec.key] for rec in batch.concepts.values()}
             if batch.mentions:
                 mention = np.array(batch.mentions, dtype=np.float64)
                 self._add_mention_edges(
-                    np.array([self.memory_by_seq[int(s)] for s in mention[:, 0]], dtype=np.int64),
+                    self.memory_by_seq.lookup(mention[:, 0].astype(np.int64)),
                     np.array([concept_by_seq[int(s)] for s in mention[:, 1]], dtype=np.int64), mention[:, 2])
             self._add_cooccurrence([(concept_by_seq[a], concept_by_seq[b], n0, n1)
                                     for a, b, n0, n1 in batch.edge_counts])
@@ -326,10 +409,16 @@ class GraphProjection:
         scale = self.settings.cooccurrence_weight
         arr = np.array(updates, dtype=np.float64)
         # w(n) = scale·n/(n+k): bounded by `scale`, monotone in the evidence n. Adding the increment
-        # w(after) - w(before) keeps the summed parallel edges equal to w(total count).
-        delta = scale * (arr[:, 3] / (arr[:, 3] + k) - arr[:, 2] / (arr[:, 2] + k))
+        # w(after) - w(before) keeps the summed parallel edges equal to w(total count). Both are taken at
+        # the graph's float32 precision: the increments then telescope exactly, so an edge followed through
+        # many writes holds the same float32 weight as one loaded from its final count.
+        def weight(n: FloatArray) -> FloatArray:
+            return (scale * n / (n + k)).astype(WEIGHT).astype(np.float64)
+
+        delta = weight(arr[:, 3]) - weight(arr[:, 2])
         a, b = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64)
-        self.graph.add_edges(np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([delta, delta]))
+        self.graph.add_edges(np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([delta, delta]),
+                             increments=True)
 
     def _add_relation_edge(self, relation: RelationEdge) -> None:
         _, source_id, target_id, rel_type, confidence, status = relation

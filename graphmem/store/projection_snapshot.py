@@ -26,13 +26,13 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from graphmem.core.spreading_graph import SpreadingGraph
-from graphmem.store.projection import _COLUMNS, CONCEPT, MEMORY, GraphProjection, RelationEdge
+from graphmem.store.projection import _COLUMNS, CONCEPT, MEMORY, GraphProjection, RelationEdge, SeqIndex
 from graphmem.store.tables import SCHEMA_VERSION
-from nlp.normalize import fold_accents
 
 __all__ = ["load_snapshot", "save_snapshot", "snapshot_path"]
 
-_FORMAT = 2  # 2: outcome and task_type columns, tools_used sets
+_FORMAT = 3  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
+# (concept kinds a column, df/use_count int32, length float32), accent-folded keys stored
 
 
 def snapshot_path(engine: Engine) -> Path | None:
@@ -49,16 +49,10 @@ def save_snapshot(projection: GraphProjection, path: Path, engine: Engine, gener
     """Write the projection at ``generation`` atomically (a reader never sees half a file)."""
     with projection.lock:
         arrays = {f"graph_{key}": value for key, value in projection.graph.state().items()}
-        n = projection.graph.n_nodes
         arrays |= {f"col_{name}": projection.col(name) for name in _COLUMNS}
-        kinds = sorted(set(projection.concept_kind.values()))
-        kind_codes = np.full(n, -1, dtype=np.int16)
-        for node, kind in projection.concept_kind.items():
-            kind_codes[node] = kinds.index(kind)
-        arrays["concept_kind"] = kind_codes
         header = {"format": _FORMAT, "schema": SCHEMA_VERSION, "generation": generation,
                   "commit": _commit_time(engine, generation), "settings": _fingerprint(projection),
-                  "names": projection.names, "kinds": kinds, "codes": projection._codes,
+                  "names": projection.names, "codes": projection._codes, "folded": projection.folded_keys,
                   "tags": {str(node): sorted(tags) for node, tags in projection.tags.items()},
                   "tools": {str(node): sorted(tools) for node, tools in projection.tools.items()},
                   "relations": list(projection.relations.values()), "memory_count": projection.memory_count}
@@ -109,17 +103,13 @@ def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[s
     names: list[str] = header["names"]
     projection.names = names
     node_type, seq = arrays["col_node_type"], arrays["col_seq"]
-    kinds, kind_codes = header["kinds"], arrays["concept_kind"]
-    for node in np.flatnonzero(node_type == CONCEPT).tolist():
-        key = names[node]
-        projection.concept_nodes[key] = node
-        projection.concept_kind[node] = kinds[int(kind_codes[node])]
-        folded = fold_accents(key)
-        if folded != key:
-            projection.folded_keys.setdefault(folded, key)
-    memory_nodes = np.flatnonzero(node_type == MEMORY).tolist()
-    projection.memory_nodes = {names[node]: node for node in memory_nodes}
-    projection.memory_by_seq = dict(zip(seq[memory_nodes].tolist(), memory_nodes, strict=True))
+    concept_nodes = np.flatnonzero(node_type == CONCEPT).tolist()
+    projection.concept_nodes = {names[node]: node for node in concept_nodes}
+    projection.folded_keys = header["folded"]
+    memory_nodes = np.flatnonzero(node_type == MEMORY)
+    projection.memory_nodes = {names[node]: node for node in memory_nodes.tolist()}
+    projection.memory_by_seq = SeqIndex()
+    projection.memory_by_seq.assign(seq[memory_nodes], memory_nodes)
     projection.tags = {int(node): frozenset(tags) for node, tags in header["tags"].items()}
     projection.tools = {int(node): frozenset(tools) for node, tools in header["tools"].items()}
     projection.relations = {edge[0]: RelationEdge(*edge) for edge in header["relations"]}
