@@ -110,16 +110,25 @@ class KeywordLeg:
               skip_terms: set[str]) -> list[tuple[int, float]]:
         with self.projection.lock:
             mask = self.projection.visible(view, now_ms)
-            memory_nodes = self.projection.col("node_type") == MEMORY
+            candidates = self.projection.col("node_type") == MEMORY
+            if view.project is not None:
+                # The project narrows the full-text match itself, so its cost does not grow with other
+                # projects; the seq lists below only carry the rest of the filter, within the project.
+                shown = np.flatnonzero(mask)
+                if shown.size == 0:
+                    return []
+                project = self.projection.col("project")
+                candidates &= project == project[shown[0]]
             seqs = self.projection.col("seq")
-            visible, hidden = seqs[mask], seqs[memory_nodes & ~mask]
-        # Pass whichever list is shorter: a few hidden memories, or a small filtered set.
+            visible, hidden = seqs[mask], seqs[candidates & ~mask]
+        # Pass whichever list is shorter: a few hidden memories, or a small filtered set (none when the
+        # project is the whole filter).
         allowed = visible.tolist() if len(visible) <= len(hidden) else None
         excluded = hidden.tolist() if allowed is None and len(hidden) else None
-        ranked = self.repository.bm25(query, limit, allowed, excluded, skip_terms)
+        ranked = self.repository.bm25(query, limit, allowed, excluded, skip_terms, view.project)
         if skip_terms and len(ranked) < limit:
             # The common words were left out for speed; when the rest finds too little inside the
             # filter (a speaker's name is common, the other words belong to another project), they count.
-            ranked = self.repository.bm25(query, limit, allowed, excluded, ())
+            ranked = self.repository.bm25(query, limit, allowed, excluded, (), view.project)
         by_seq = self.projection.memory_by_seq
         return [(by_seq[seq], score) for seq, score in ranked if seq in by_seq]
