@@ -13,12 +13,13 @@ __all__ = ["SQLITE_V3_OBJECTS", "ensure_index", "rank", "rebuild_sqlite_index", 
 
 
 
-# Every row also carries its project as one token in a second column (``scope``: "p", the project key in hex,
-# "x"; hex keeps any name one token, and no stemming rule ends in "x"), so a filtered query matches
-# ``scope : "p…x" AND content : (…)``: FTS5 walks the project's postings and seeks past other projects'
-# instead of scoring every row of the store that has a query word. The view is the external content
-# FTS5 reads back (rebuild, delete).
-SCOPE_SQL = "'p' || hex({row}.project_key) || 'x'"
+# Every memory of a project also carries the project as one token in a second column (``scope``: "p", the
+# project key in hex, "x"; hex keeps any name one token, and no stemming rule ends in "x"), so a filtered
+# query matches ``scope : "p…x" AND content : (…)``: FTS5 walks the project's postings and seeks past other
+# projects' instead of collecting every row of the store that has a query word. A memory without a project
+# has an empty scope, so a store that uses no projects ranks exactly as before (BM25's length
+# normalization counts every column's tokens). The view is the external content FTS5 reads back.
+SCOPE_SQL = "CASE WHEN {row}.project_key = '' THEN '' ELSE 'p' || hex({row}.project_key) || 'x' END"
 _SCOPE_NEW, _SCOPE_OLD = SCOPE_SQL.format(row="new"), SCOPE_SQL.format(row="old")
 
 _SQLITE_DDL = (
@@ -57,10 +58,10 @@ def ensure_index(connection: Connection) -> None:
 
 
 def scope_token(project_key: str) -> str:
-    """The token a memory of ``project_key`` carries in the SQLite index's ``scope`` column.
+    """The token a memory of ``project_key`` (not empty) carries in the SQLite index's ``scope`` column.
 
-    >>> scope_token("conv-26"), scope_token("")
-    ('p636F6E762D3236x', 'px')
+    >>> scope_token("conv-26")
+    'p636F6E762D3236x'
     """
     return "p" + project_key.encode("utf-8").hex().upper() + "x"
 
@@ -78,8 +79,9 @@ def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[
          project: str | None = None) -> list[tuple[int, float]]:
     """Memory seqs ranked by BM25 for the OR of the query's terms, best first, with a score > 0.
 
-    ``project`` (a project key) restricts the match itself to that project's rows, so its cost does
-    not grow with other projects. ``allowed_seqs`` / ``excluded_seqs`` restrict the ranking before
+    ``project`` (a project name) restricts the match itself to that project's rows, so its cost does
+    not grow with other projects (the memories without a project, ``""``, are not scoped: pass their
+    seqs instead). ``allowed_seqs`` / ``excluded_seqs`` restrict the ranking before
     the cut (filters apply before top-k; the caller passes whichever list is shorter). ``skip_terms``
     are left out of the match, unless that would leave nothing.
     """
@@ -91,7 +93,7 @@ def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[
     sqlite = connection.dialect.name == "sqlite"
     if sqlite:
         match = "content : (" + " OR ".join('"' + term.replace('"', '""') + '"' for term in terms) + ")"
-        if project is not None:
+        if project:
             match = f'scope : "{scope_token(project)}" AND {match}'
         # The scope column weighs 0: scores are the content's BM25.
         sql = "SELECT rowid, -bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts WHERE memory_fts MATCH :match"
@@ -100,7 +102,7 @@ def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[
         sql = ("SELECT seq, ts_rank_cd(fts, to_tsquery('english', :match)) AS score FROM memory "
                "WHERE fts @@ to_tsquery('english', :match)")
         params = {"match": " | ".join(terms)}
-        if project is not None:
+        if project:
             sql += " AND project_key = :project"
             params["project"] = project
     column = "rowid" if sqlite else "seq"

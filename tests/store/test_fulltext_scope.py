@@ -64,11 +64,17 @@ def test_the_scope_follows_deletes_edits_and_moves(two_projects):
         connection.execute(text("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)"))
 
 
-def test_memories_without_a_project_have_their_own_scope(service):
-    service.store("Sessions are stored in signed cookies")
-    service.store("Sessions are stored in Redis", project="web")
-    assert len(service.repository.bm25("sessions stored", 10, project="")) == 1
-    assert len(service.repository.bm25("sessions stored", 10)) == 2
+def test_memories_without_a_project_are_not_scoped_and_rank_as_without_the_scope(service):
+    service.store_many([{"content": t} for t in TEXTS])
+    service.store("Sessions are stored in Redis near the beach", project="web")
+    with service.engine.connect() as connection:
+        scopes = connection.execute(text("SELECT scope FROM memory_fts_source ORDER BY seq")).scalars().all()
+        assert scopes == ["", "", "", "", fulltext.scope_token("web")]
+        # No scope token in a row without a project: its BM25 length is its content's, as before scopes.
+        sizes = connection.execute(text("SELECT sz FROM memory_fts_docsize ORDER BY id")).scalars().all()
+        assert [size[-1] for size in sizes] == [0, 0, 0, 0, 1]
+    unfiltered = service.search("camping at the beach", limit=10).hits
+    assert len(unfiltered) >= 3 and {hit.project for hit in unfiltered} >= {None}
 
 
 def test_search_filtered_by_project_finds_only_that_project(two_projects):
@@ -88,7 +94,7 @@ def test_an_upgraded_store_has_the_scoped_index(tmp_path, extractor):
         assert columns == ["content", "scope"]
         scoped = service.repository.bm25("idempotency key", 10, project="payments")
         assert scoped and {seq for seq, _ in scoped} <= set(payments)
-        assert not service.repository.bm25("idempotency key", 10, project="")  # the two unscoped rows lack it
+        assert not service.repository.bm25("idempotency key", 10, project="web")  # no such project
         assert service.search("idempotency key", project="payments").hits
     finally:
         service.close()

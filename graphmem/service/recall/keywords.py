@@ -121,7 +121,7 @@ class KeywordLeg:
         with self.projection.lock:
             mask = self.projection.visible(view, now_ms)
             candidates = self.projection.col("node_type") == MEMORY
-            if view.project is not None:
+            if view.project:
                 # The project narrows the full-text match itself, so its cost does not grow with other
                 # projects; the seq lists below only carry the rest of the filter, within the project.
                 shown = np.flatnonzero(mask)
