@@ -82,7 +82,7 @@ class FusionSettings(BaseModel):
                                               "turns just before and after it in the same project")
     context_turns: int = Field(2, ge=0, le=10, description="neighbouring turns on each side that share a hit's score")
     context_decay: float = Field(0.5, ge=0.0, le=1.0, description="the share halves with each further turn")
-    speaker_boost: float = Field(0.5, ge=0.0,
+    speaker_boost: float = Field(2.0, ge=0.0,
                                  description="on conversation turns, a query naming one speaker weighs that "
                                              "speaker's turns by 1 + this")
     bridge_weight: float = Field(2.0, ge=0.0, description="RRF weight of the second-hop (bridge) ranking")

@@ -9,21 +9,38 @@ from sqlalchemy.engine import Connection
 
 from nlp.query import query_terms
 
-__all__ = ["ensure_index", "rank"]
+__all__ = ["SQLITE_V3_OBJECTS", "ensure_index", "rank", "rebuild_sqlite_index", "scope_token"]
 
 
+
+# Every memory of a project also carries the project as one token in a second column (``scope``: "p", the
+# project key in hex, "x"; hex keeps any name one token, and no stemming rule ends in "x"), so a filtered
+# query matches ``scope : "p…x" AND content : (…)``: FTS5 walks the project's postings and seeks past other
+# projects' instead of collecting every row of the store that has a query word. A memory without a project
+# has an empty scope, so a store that uses no projects ranks exactly as before (BM25's length
+# normalization counts every column's tokens). The view is the external content FTS5 reads back.
+SCOPE_SQL = "CASE WHEN {row}.project_key = '' THEN '' ELSE 'p' || hex({row}.project_key) || 'x' END"
+_SCOPE_NEW, _SCOPE_OLD = SCOPE_SQL.format(row="new"), SCOPE_SQL.format(row="old")
 
 _SQLITE_DDL = (
+    f"CREATE VIEW IF NOT EXISTS memory_fts_source AS SELECT seq, content, {SCOPE_SQL.format(row='memory')} AS scope "
+    "FROM memory",
     "CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5("
-    "content, content='memory', content_rowid='seq', tokenize='porter unicode61')",
+    "content, scope, content='memory_fts_source', content_rowid='seq', tokenize='porter unicode61')",
     "CREATE TRIGGER IF NOT EXISTS memory_fts_ai AFTER INSERT ON memory BEGIN "
-    "INSERT INTO memory_fts(rowid, content) VALUES (new.seq, new.content); END",
+    f"INSERT INTO memory_fts(rowid, content, scope) VALUES (new.seq, new.content, {_SCOPE_NEW}); END",
     "CREATE TRIGGER IF NOT EXISTS memory_fts_ad AFTER DELETE ON memory BEGIN "
-    "INSERT INTO memory_fts(memory_fts, rowid, content) VALUES ('delete', old.seq, old.content); END",
-    "CREATE TRIGGER IF NOT EXISTS memory_fts_au AFTER UPDATE OF content ON memory BEGIN "
-    "INSERT INTO memory_fts(memory_fts, rowid, content) VALUES ('delete', old.seq, old.content); "
-    "INSERT INTO memory_fts(rowid, content) VALUES (new.seq, new.content); END",
+    "INSERT INTO memory_fts(memory_fts, rowid, content, scope) "
+    f"VALUES ('delete', old.seq, old.content, {_SCOPE_OLD}); END",
+    "CREATE TRIGGER IF NOT EXISTS memory_fts_au AFTER UPDATE OF content, project_key ON memory BEGIN "
+    "INSERT INTO memory_fts(memory_fts, rowid, content, scope) "
+    f"VALUES ('delete', old.seq, old.content, {_SCOPE_OLD}); "
+    f"INSERT INTO memory_fts(rowid, content, scope) VALUES (new.seq, new.content, {_SCOPE_NEW}); END",
 )
+
+# Schema version 3's index (content only), which migration 0004 replaces.
+SQLITE_V3_OBJECTS = (("TRIGGER", "memory_fts_ai"), ("TRIGGER", "memory_fts_ad"), ("TRIGGER", "memory_fts_au"),
+                     ("TABLE", "memory_fts"))
 
 _POSTGRES_DDL = (
     "ALTER TABLE memory ADD COLUMN IF NOT EXISTS fts tsvector "
@@ -40,13 +57,33 @@ def ensure_index(connection: Connection) -> None:
         connection.execute(text(statement))
 
 
+def scope_token(project_key: str) -> str:
+    """The token a memory of ``project_key`` (not empty) carries in the SQLite index's ``scope`` column.
+
+    >>> scope_token("conv-26")
+    'p636F6E762D3236x'
+    """
+    return "p" + project_key.encode("utf-8").hex().upper() + "x"
+
+
+def rebuild_sqlite_index(connection: Connection) -> None:
+    """Replace schema version 3's content-only index by the scoped one and index every memory again."""
+    for kind, name in SQLITE_V3_OBJECTS:
+        connection.execute(text(f"DROP {kind} IF EXISTS {name}"))
+    ensure_index(connection)
+    connection.execute(text("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')"))
+
+
 def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[int] | None = None,
-         excluded_seqs: Sequence[int] | None = None, skip_terms: Collection[str] = ()) -> list[tuple[int, float]]:
+         excluded_seqs: Sequence[int] | None = None, skip_terms: Collection[str] = (),
+         project: str | None = None) -> list[tuple[int, float]]:
     """Memory seqs ranked by BM25 for the OR of the query's terms, best first, with a score > 0.
 
-    ``allowed_seqs`` / ``excluded_seqs`` restrict the ranking before the cut (filters apply before
-    top-k; the caller passes whichever list is shorter). ``skip_terms`` are left out of the match,
-    unless that would leave nothing.
+    ``project`` (a project name) restricts the match itself to that project's rows, so its cost does
+    not grow with other projects (the memories without a project, ``""``, are not scoped: pass their
+    seqs instead). ``allowed_seqs`` / ``excluded_seqs`` restrict the ranking before
+    the cut (filters apply before top-k; the caller passes whichever list is shorter). ``skip_terms``
+    are left out of the match, unless that would leave nothing.
     """
     terms = query_terms(query)
     kept = [term for term in terms if term not in skip_terms]
@@ -55,13 +92,19 @@ def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[
         return []
     sqlite = connection.dialect.name == "sqlite"
     if sqlite:
-        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
-        sql = "SELECT rowid, -bm25(memory_fts) AS score FROM memory_fts WHERE memory_fts MATCH :match"
+        match = "content : (" + " OR ".join('"' + term.replace('"', '""') + '"' for term in terms) + ")"
+        if project:
+            match = f'scope : "{scope_token(project)}" AND {match}'
+        # The scope column weighs 0: scores are the content's BM25.
+        sql = "SELECT rowid, -bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts WHERE memory_fts MATCH :match"
         params: dict[str, object] = {"match": match}
     else:
         sql = ("SELECT seq, ts_rank_cd(fts, to_tsquery('english', :match)) AS score FROM memory "
                "WHERE fts @@ to_tsquery('english', :match)")
         params = {"match": " | ".join(terms)}
+        if project:
+            sql += " AND project_key = :project"
+            params["project"] = project
     column = "rowid" if sqlite else "seq"
     for name, seqs, operator in (("allowed", allowed_seqs, "IN"), ("excluded", excluded_seqs, "NOT IN")):
         if seqs is None:

@@ -193,9 +193,10 @@ class Repository:
         return sorted(found.values(), key=lambda r: r.id)
 
     def bm25(self, query: str, limit: int, allowed_seqs: Sequence[int] | None = None,
-             excluded_seqs: Sequence[int] | None = None, skip_terms: Collection[str] = ()) -> list[tuple[int, float]]:
+             excluded_seqs: Sequence[int] | None = None, skip_terms: Collection[str] = (),
+             project: str | None = None) -> list[tuple[int, float]]:
         with self.engine.connect() as connection:
-            return fulltext.rank(connection, query, limit, allowed_seqs, excluded_seqs, skip_terms)
+            return fulltext.rank(connection, query, limit, allowed_seqs, excluded_seqs, skip_terms, project)
 
     def counts(self) -> dict[str, Any]:
         """Row counts for status reports."""

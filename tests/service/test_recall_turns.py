@@ -88,3 +88,21 @@ def test_a_cached_filter_scope_follows_writes(service: MemoryService) -> None:
     service.recall._scopes = _ScopeCache()
     assert both() == warm
     assert warm != first
+
+
+def test_a_named_speakers_name_is_a_speaker_cue_not_a_keyword(service: MemoryService, monkeypatch) -> None:
+    """The name would match every turn of its speaker (the ``Name:`` prefix) and the other speaker's turns
+    that address them: it weighs the speaker's turns instead of joining the full-text match."""
+    _turns(service, "talk", FILLER * 2)
+    skipped: list[set[str]] = []
+    bm25 = service.repository.bm25
+
+    def spy(query, limit, allowed=None, excluded=None, skip_terms=(), project=None):
+        skipped.append(set(skip_terms))
+        return bm25(query, limit, allowed, excluded, skip_terms, project)
+
+    monkeypatch.setattr(service.recall.keywords.repository, "bm25", spy)
+    hits = service.search("What did Bruno say about the pasta?", project="talk", limit=3).hits
+    assert "bruno" in skipped[-1] and hits[0].content.startswith("Bruno:")
+    service.search("What did Alice and Bruno say about the pasta?", project="talk")
+    assert not {"alice", "bruno"} & skipped[-1]  # two speakers named: no speaker cue, the names are words

@@ -39,13 +39,23 @@ class KeywordLeg:
 
         Neighbours are the memories stored up to ``fusion.context_turns`` before and after a hit in the
         same project: one turn asks, the next answers, and the answer often lacks the question's words.
-        The turn at distance d gets ``context_weight · context_decay^(d-1)`` of the hit's score. Then,
-        when the query names exactly one of the speakers among the candidates, that speaker's turns are
-        weighted by ``1 + speaker_boost``.
+        The turn at distance d gets ``context_weight · context_decay^(d-1)`` of the hit's score.
+
+        When the query names exactly one of the conversation's speakers, the name is a cue about who
+        spoke, not a keyword: it is left out of the full-text match (as a word it matches every turn of
+        that speaker through the ``Name:`` prefix, and the other speaker's turns that address them by
+        name) and that speaker's turns are weighted by ``1 + speaker_boost`` instead.
         """
         fusion = self.settings.fusion
         skip = self._common_words(query, seed_names) if scope_size > fusion.bm25_guard_scope else set()
-        ranked = self._bm25(query, view, now_ms, limit, skip)
+        named: set[str] = set()
+        if conversational and fusion.speaker_boost > 0:
+            with self.projection.lock:
+                speakers_of_filter = self.turns.filter_speakers(self.projection,
+                                                                self.projection.visible(view, now_ms))
+            named = named_speakers(query, speakers_of_filter)
+        name_words = set(query_terms(next(iter(named)))) if len(named) == 1 else set()
+        ranked = self._bm25(query, view, now_ms, limit, skip, name_words)
         if not conversational or not ranked:
             return ranked
         nodes = np.array([node for node, _ in ranked], dtype=np.int64)
@@ -64,13 +74,11 @@ class KeywordLeg:
         all_nodes = np.concatenate(parts_nodes)
         unique, inverse = np.unique(all_nodes, return_inverse=True)
         summed = np.bincount(inverse, weights=np.concatenate(parts_values), minlength=unique.size)
-        if fusion.speaker_boost > 0:
+        if len(named) == 1:
             with self.projection.lock:
                 speakers = self.turns.speakers(self.projection, unique)
-            named = named_speakers(query, set(speakers))
-            if len(named) == 1:
-                boosted = np.fromiter((speaker in named for speaker in speakers), dtype=bool, count=len(speakers))
-                summed[boosted] *= 1.0 + fusion.speaker_boost
+            boosted = np.fromiter((speaker in named for speaker in speakers), dtype=bool, count=len(speakers))
+            summed[boosted] *= 1.0 + fusion.speaker_boost
         order = np.lexsort((unique, -summed))[:limit]
         return list(zip(unique[order].tolist(), summed[order].tolist(), strict=True))
 
@@ -107,19 +115,34 @@ class KeywordLeg:
         return {word for word in query_terms(query) if self.extractor.word_key(word) in common_keys}
 
     def _bm25(self, query: str, view: VisibilityFilter, now_ms: int, limit: int,
-              skip_terms: set[str]) -> list[tuple[int, float]]:
+              skip_terms: set[str], name_words: set[str]) -> list[tuple[int, float]]:
+        """BM25 within the filter without ``skip_terms`` (common words, kept when too little is found
+        without them) and ``name_words`` (the named speaker's name, kept only when nothing else matches)."""
         with self.projection.lock:
             mask = self.projection.visible(view, now_ms)
-            memory_nodes = self.projection.col("node_type") == MEMORY
+            candidates = self.projection.col("node_type") == MEMORY
+            if view.project:
+                # The project narrows the full-text match itself, so its cost does not grow with other
+                # projects; the seq lists below only carry the rest of the filter, within the project.
+                shown = np.flatnonzero(mask)
+                if shown.size == 0:
+                    return []
+                project = self.projection.col("project")
+                candidates &= project == project[shown[0]]
             seqs = self.projection.col("seq")
-            visible, hidden = seqs[mask], seqs[memory_nodes & ~mask]
-        # Pass whichever list is shorter: a few hidden memories, or a small filtered set.
+            visible, hidden = seqs[mask], seqs[candidates & ~mask]
+        # Pass whichever list is shorter: a few hidden memories, or a small filtered set (none when the
+        # project is the whole filter).
         allowed = visible.tolist() if len(visible) <= len(hidden) else None
         excluded = hidden.tolist() if allowed is None and len(hidden) else None
-        ranked = self.repository.bm25(query, limit, allowed, excluded, skip_terms)
-        if skip_terms and len(ranked) < limit:
+        ranked = self.repository.bm25(query, limit, allowed, excluded, skip_terms | name_words, view.project)
+        if name_words and not ranked:
+            # No other word of the query is in the filter: the name is the only keyword cue left.
+            name_words = set()
+            ranked = self.repository.bm25(query, limit, allowed, excluded, skip_terms, view.project)
+        if skip_terms - name_words and len(ranked) < limit:
             # The common words were left out for speed; when the rest finds too little inside the
             # filter (a speaker's name is common, the other words belong to another project), they count.
-            ranked = self.repository.bm25(query, limit, allowed, excluded, ())
+            ranked = self.repository.bm25(query, limit, allowed, excluded, name_words, view.project)
         by_seq = self.projection.memory_by_seq
         return [(by_seq[seq], score) for seq, score in ranked if seq in by_seq]

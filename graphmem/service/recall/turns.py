@@ -32,6 +32,7 @@ _SPEAKER = re.compile(r"^\s*([^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0
 _HEAD_CHARS = 64
 _SAMPLE = 64  # memories sampled to decide whether a filter holds turns
 _PREFETCH_MAX = 50_000  # a conversational filter up to this size has all its speakers read at once
+_SPEAKER_SAMPLE = 4_096  # turns read for a larger filter's speaker names
 
 
 def speaker_of_text(text: str) -> str:
@@ -55,6 +56,7 @@ class TurnIndex:
         self.max_concepts = max_concepts
         self._speaker: dict[int, str] = {}
         self._conversational: dict[tuple[int, int, int], bool] = {}
+        self._filter_speakers: dict[tuple[int, int, int], frozenset[str]] = {}
         self._count = 0
 
     def _check_projection(self, projection: GraphProjection) -> None:
@@ -62,6 +64,7 @@ class TurnIndex:
         if len(projection.memory_by_seq) < self._count:
             self._speaker.clear()
             self._conversational.clear()
+            self._filter_speakers.clear()
         self._count = len(projection.memory_by_seq)
 
     def speakers(self, projection: GraphProjection, nodes: np.ndarray | list[int]) -> list[str]:
@@ -103,3 +106,20 @@ class TurnIndex:
         self._conversational[key] = decision
         return decision
 
+    def filter_speakers(self, projection: GraphProjection, mask: np.ndarray) -> frozenset[str]:
+        """The speakers of the memories ``mask`` admits (all of them up to the prefetch size, else a sample of
+        ``_SPEAKER_SAMPLE``: a conversation has few speakers, and a bigger filter's heads are not prefetched)."""
+        self._check_projection(projection)
+        visible = np.flatnonzero(mask)
+        if visible.size == 0:
+            return frozenset()
+        key = (int(visible[0]), int(visible[-1]), int(visible.size))
+        cached = self._filter_speakers.get(key)
+        if cached is None:
+            if visible.size > _PREFETCH_MAX:
+                visible = visible[np.linspace(0, visible.size - 1, _SPEAKER_SAMPLE).astype(np.int64)]
+            cached = frozenset(name for name in self.speakers(projection, visible) if name)
+            if len(self._filter_speakers) >= _SAMPLE:
+                self._filter_speakers.clear()
+            self._filter_speakers[key] = cached
+        return cached
