@@ -51,7 +51,7 @@ def run_demo(data_dir: Path, *, db: str | None = None, as_json: bool = False,
 def _load(service: MemoryService, console: Console, path: Path) -> None:
     lines = path.read_text(encoding="utf-8").splitlines()
     started, added = time.perf_counter(), 0
-    with Progress(console=console, transient=True) as progress:
+    with Progress(console=console, disable=not console.is_terminal, transient=True) as progress:
         task = progress.add_task("loading sample corpus", total=len(lines))
         for start in range(0, len(lines), _IMPORT_STEP):
             report = service.import_jsonl(lines[start : start + _IMPORT_STEP])

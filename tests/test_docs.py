@@ -1,20 +1,48 @@
-"""Docs are code: every CLI command is documented with its help text, its example and the output that
-example printed, and every ``$ graphmem …`` line in the docs still parses.
+"""Docs are code: every example in README.md and docs/*.md runs in the suite and prints what the page shows.
 
-The core commands live in ``docs/cli.md`` under ``## graphmem <command>`` headings; a feature's own page
+Every CLI command is documented with its help text, its example and the output that example printed. The core
+commands live in ``docs/cli.md`` under ``## graphmem <command>`` headings; a feature's own page
 (``docs/<feature>.md``) may document its commands: the help text on the page, and a ``console`` block with
 ``$ <example>`` followed by the output it printed.
 
-Which code blocks run (README.md and docs/*.md), by the fence's language tag:
+Which code blocks run, by the fence's language tag:
 
 - ``python``: a complete example. It runs, in a fresh directory with no ``GRAPHMEM_*`` variable, and what it
   prints must equal the ``output`` block right after it (a line ``…`` there stands for any lines). A Python
   block without an ``output`` block must still run without error.
-- ``console``: ``$ graphmem …`` lines and the output they printed on the bundled corpus; every such line must
-  parse (below) and each command's example must be shown with its output.
+- ``console``: a terminal session on the bundled corpus, run by
+  ``test_every_console_example_prints_what_the_page_shows`` (the runner is ``tests/doc_console.py``):
+
+  - A line starting ``$ `` is a command; the lines after it, up to the next ``$ `` line or the end of the
+    block, are what it printed: stdout and stderr as they interleave, except the ``graphmem: using store …``
+    line every command writes on stderr. A command with no lines under it printed nothing.
+  - A page's blocks run in order, as one session, in a fresh directory shown as ``/home/me/webshop`` (the
+    real temporary path is printed as that) with ``HOME=/home/me``, no ``GRAPHMEM_*`` or ``XDG_*`` variable,
+    ``COLUMNS=100``, a copy of ``data/``, and a project store holding the bundled corpus: what
+    ``graphmem init`` then ``graphmem import data/observations.jsonl`` make, as docs/cli.md tells a reader to
+    do first. A page with ``<!-- doccheck: fresh directory -->`` starts without the store and makes its own
+    (README.md, docs/cli.md, docs/configuration.md). Later blocks see what earlier ones wrote, so the figures
+    a block quotes about the corpus hold only before the page writes to the store (``scripts/doc_figures.py``
+    measures those figures, and ``tests/test_doc_figures.py`` checks the quotes).
+  - Volatile parts. A line ``…`` (indented or not) stands for any number of lines, and ``…`` inside a line
+    for any text on that line: use it for durations, scores that move with the clock, and long outputs cut
+    short (graphmem itself ends a cut text with ``…``, which ``…`` also matches). An id (``mem_``, ``rel_``,
+    ``fact_``, ``ses_``, ``prm_``, ``skill_`` and 20 characters, or ``clu_`` and 16 hex digits) matches the
+    id printed in its place; the same id shown twice must be the same id printed twice, two different ids
+    shown must be two printed, and a later command that uses a shown id runs with the printed one. A
+    timestamp matches itself, or one printed during the page's run (the "now" of the example; a time
+    derived from now, such as a review date a week ahead, is written with ``…``).
+  - Files a page reads: ``<!-- doccheck: file PATH -->`` right before any fenced block writes that block's
+    text to ``PATH`` before the page runs; ``<!-- doccheck: file PATH`` then lines then ``-->`` writes those
+    lines (a file the page uses but need not show, such as a broken input).
+  - ``<!-- doccheck: skip: REASON -->`` right before a block keeps it from running. Only what cannot run in
+    the suite is skipped (a server that runs until stopped, the test suite itself), and
+    :data:`NOT_RUN` lists every such block, so a new one is a deliberate change here.
+
+  Every ``$ graphmem …`` line, run or not, must also parse.
 - ``json``, ``toml``, ``text``, ``markdown``, ``output``, ``bash`` and untagged blocks are shown, not run: request
-  and result shapes, configuration, figures, or setup steps that need a network or another machine. Tag a
-  block ``pycon`` or ``text`` to show Python that must not run.
+  and result shapes, configuration, figures, or setup steps that need a network, an MCP client or another
+  machine. Tag a block ``pycon`` or ``text`` to show Python that must not run.
 """
 
 from __future__ import annotations
@@ -22,13 +50,17 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from graphmem.cli import COMMANDS, build_parser
+from tests import doc_console
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -120,3 +152,90 @@ def test_every_python_example_runs_and_prints_what_the_page_says(where, code, ou
     assert done.returncode == 0, f"{where} failed:\n{done.stderr}"
     if output is not None:
         assert matches(done.stdout.splitlines(), output.splitlines()), f"{where} printed:\n{done.stdout}"
+
+
+# --- console blocks ---------------------------------------------------------------------------------------
+
+CONSOLE_PAGES = {page.name: doc_console.parse_page(page.name, page.read_text(encoding="utf-8"))
+                 for page in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]}
+NOT_RUN = {  # every console block marked `doccheck: skip`, with the reason it cannot run in the suite
+    "cli.md": "a server runs until it is stopped, and the log shows a client's request "
+              "(tests/test_processes.py starts one)",
+    "testing.md": "runs the test suite, which runs this page",
+}
+
+
+@pytest.fixture(scope="module")
+def runner():
+    started = doc_console.Runner()
+    yield started
+    started.close()
+
+
+@pytest.fixture(scope="module")
+def corpus_store(runner, tmp_path_factory) -> tuple[Path, int]:
+    """The bundled corpus in a new project store, made as a reader makes it (``graphmem init``, ``graphmem import``),
+    and when it was made: the import opens a session per project, so its "now" is part of every page's run."""
+    started_ms = int(time.time() * 1000)
+    sandbox = doc_console.Sandbox(tmp_path_factory.mktemp("corpus"), runner)
+    for command, last_line in [("graphmem init", "created /home/me/webshop/.graphmem/memory.db"),
+                               ("graphmem import data/observations.jsonl",
+                                "imported (observations): memories 341; duplicates 0")]:
+        done = sandbox.run(command)
+        assert done.returncode == 0 and done.lines[-1:] == [last_line], done.lines
+    return sandbox.cwd / ".graphmem", started_ms
+
+
+def _report(block: doc_console.Block, command: doc_console.Command, ran: str,
+            printed: doc_console.Transcript) -> str:
+    return "\n".join([f"{block.page}:{command.line}: `$ {command.text}` does not print what the page shows",
+                      *([f"(ran as `$ {ran}`)"] if ran != command.text else []), "--- shown",
+                      *command.expected, f"--- printed (exit code {printed.returncode})", *printed.lines])
+
+
+@pytest.mark.parametrize("name", [name for name, page in CONSOLE_PAGES.items()
+                                  if any(block.skip is None for block in page.blocks)])
+def test_every_console_example_prints_what_the_page_shows(name, runner, corpus_store, tmp_path):
+    page = CONSOLE_PAGES[name]
+    sandbox = doc_console.Sandbox(tmp_path, runner)
+    started_ms = int(time.time() * 1000)
+    if page.corpus:
+        store, started_ms = corpus_store
+        shutil.copytree(store, sandbox.cwd / ".graphmem")
+    for path, content in page.files:
+        sandbox.write(path, content)
+    bindings = doc_console.Bindings(started_ms=started_ms)
+    for block in page.blocks:
+        if block.skip is not None:
+            continue
+        for command in block.commands:
+            ran = bindings.substitute(command.text)
+            printed = sandbox.run(ran)
+            matched = doc_console.match(command.expected, printed.lines, bindings)
+            assert matched is not None, _report(block, command, ran, printed)
+            bindings = matched
+
+
+def test_every_console_block_runs_unless_it_says_why_it_cannot():
+    blocks = [block for page in CONSOLE_PAGES.values() for block in page.blocks]
+    skipped = {block.page: block.skip for block in blocks if block.skip is not None}
+    assert skipped == NOT_RUN
+    assert len(blocks) - len(skipped) >= 39  # README.md and docs/: 39 blocks run, 2 do not
+    assert all(block.commands for block in blocks), [block.where for block in blocks if not block.commands]
+
+
+def test_the_console_matcher_binds_ids_and_times_and_cuts_at_ellipses():
+    bindings = doc_console.Bindings(started_ms=int(time.time() * 1000) - 1_000)
+    a, b = "mem_01kk8znyd0rqzzzey23a", "mem_01m8mry4jqd6r5h8ma20"
+    x, y = "mem_01abcdefgh0123456789", "mem_01zyxwvtsr9876543210"
+    now = datetime.now(UTC).isoformat()
+    shown = (f"{a} supersedes {b} at 2026-11-30T16:41:27+00:00", "…", f"kept {a} (took …s)")
+    matched = doc_console.match(shown, [f"{x} supersedes {y} at {now}", "one", "two", f"kept {x} (took 0.25s)"],
+                                bindings)
+    assert matched is not None and matched.substitute(f"graphmem show {b}") == f"graphmem show {y}"
+    assert doc_console.match(shown, [f"{x} supersedes {y} at {now}", f"kept {y} (took 1s)"], bindings) is None
+    assert doc_console.match(shown, [f"{x} supersedes {x} at {now}", f"kept {x} (took 1s)"], bindings) is None
+    assert doc_console.match(("at 2026-03-09T09:43:32+00:00",), ["at 2026-03-10T09:43:32+00:00"], bindings) is None
+    assert doc_console.match(("a", "b"), ["a", "b", "c"], bindings) is None
+    with pytest.raises(KeyError):
+        bindings.substitute(f"graphmem show {a}")

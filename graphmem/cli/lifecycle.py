@@ -92,17 +92,18 @@ def cmd_metrics(args: argparse.Namespace) -> None:
 
 
 COMMANDS: Commands = {
-    "touch": (cmd_touch, "graphmem touch payments/webhook-dedupe --boost"),
-    "correct": (cmd_correct, 'graphmem correct web/session-storage "Sessions live in Redis, 30-minute TTL"'),
-    "history": (cmd_history, "graphmem history web/session-storage"),
-    "forget": (cmd_forget, 'graphmem forget web/jwt-cookie --reason "the cookie holds an opaque sid now"'),
-    "restore": (cmd_restore, "graphmem restore web/jwt-cookie"),
-    "review": (cmd_review, "graphmem review --project web; "
-                           "graphmem review --mark web/cdn-cache --reschedule"),
-    "promote": (cmd_promote, "graphmem promote --apply --export"),
-    "prune": (cmd_prune, "graphmem prune --older-than 90d --protect decision --apply"),
-    "gc": (cmd_gc, "graphmem gc --apply"),
-    "sessions": (cmd_sessions, "graphmem sessions --project web --limit 2"),
+    "touch": (cmd_touch, "graphmem touch payments-api/outbox --boost"),
+    "correct": (cmd_correct, ('graphmem correct web-frontend/session-storage '
+                           '"Sessions live in Redis with a 30-minute sliding TTL"')),
+    "history": (cmd_history, "graphmem history web-frontend/session-storage"),
+    "forget": (cmd_forget, 'graphmem forget web-frontend/sw-lifecycle --reason "the service worker is gone"'),
+    "restore": (cmd_restore, "graphmem restore web-frontend/sw-lifecycle"),
+    "review": (cmd_review, "graphmem review --project web-frontend; "
+                           "graphmem review --mark infra/deploy-tooling --reschedule"),
+    "promote": (cmd_promote, "graphmem promote payments-api/outbox --force --apply --export"),
+    "prune": (cmd_prune, "graphmem prune --older-than 90d --protect decision"),
+    "gc": (cmd_gc, "graphmem gc"),
+    "sessions": (cmd_sessions, "graphmem sessions --project web-frontend --limit 2"),
     "metrics": (cmd_metrics, "graphmem metrics"),
 }
 

@@ -175,11 +175,11 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
 # ``graphmem history`` is the lifecycle's per-memory version list; ``chain`` adds topic keys and the
 # time each replacement happened (it reads judged supersedes relations and parent_id lineage).
 COMMANDS: Commands = {
-    "relate": (cmd_relate, "graphmem relate decision/sessions-redis decision/sessions-cookies supersedes "
-                           "--reason 'moved to Redis'"),
+    "relate": (cmd_relate, "graphmem relate payments-api/ledger payments-api/outbox related "
+                           "--reason 'both are written in the payment transaction'"),
     "conflicts": (cmd_conflicts, "graphmem conflicts scan --limit 100; graphmem conflicts pending"),
     "fact": (cmd_fact, "graphmem fact add alice 'works at' globex --valid-from 2026-03-01"),
-    "chain": (cmd_chain, "graphmem chain decision/sessions-cookies"),
+    "chain": (cmd_chain, "graphmem chain search-service/engine"),
     "capture": (cmd_capture, "graphmem capture notes/session-2026-03-01.md --project web"),
     "lint": (cmd_lint, "graphmem lint --fix"),
 }
