@@ -151,11 +151,14 @@ def main() -> int:
                         help="open an N-memory store from its snapshot vs from the rows (0: skip; bench_open.py)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--fuzz", type=int, metavar="N", help="instead: fuzz every tool with N calls (fuzz_tools.py)")
+    parser.add_argument("--fuzz-seed", type=int, help="replay a fuzz run's arguments (default: a random seed, printed)")
+    parser.add_argument("--fuzz-log-dir", type=Path, help="where the fuzz failure log and server logs go (default: "
+                        "the temporary directory)")
     args = parser.parse_args()
     if args.fuzz:
         from fuzz_tools import run_fuzz
 
-        print(run_fuzz(args.fuzz).table())
+        print(run_fuzz(args.fuzz, args.fuzz_seed, args.fuzz_log_dir).table())
         return 0
     rows = bench_startup()  # --help wall time and serve's initialize latency, fresh processes
     rows += bench_store(args.store_count)
