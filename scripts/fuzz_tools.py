@@ -158,13 +158,14 @@ def _arguments(tool: dict[str, Any]) -> st.SearchStrategy[Any]:
 class _Stdio:
     """A ``graphmem serve`` process spoken to line by line."""
 
-    def __init__(self, env: dict[str, str], stderr: IO[bytes]) -> None:
-        self.env, self.stderr = env, stderr
+    def __init__(self, env: dict[str, str], stderr: IO[bytes], cwd: Path) -> None:
+        self.env, self.stderr, self.cwd = env, stderr, cwd
         self._start()
 
     def _start(self) -> None:
         self.process = subprocess.Popen([_GRAPHMEM, "serve", "--create", "--tools", "full"], env=self.env,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
+                                        cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.stderr)
         self.answers: queue.Queue[dict[str, Any]] = queue.Queue()
         threading.Thread(target=self._read, args=(self.process, self.answers), daemon=True).start()
         self.next_id = 1000
@@ -224,14 +225,14 @@ class _Stdio:
 
 
 class _Http:
-    def __init__(self, env: dict[str, str], stderr: IO[bytes]) -> None:
+    def __init__(self, env: dict[str, str], stderr: IO[bytes], cwd: Path) -> None:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = int(sock.getsockname()[1])
         self.process = subprocess.Popen([_GRAPHMEM, "serve", "--create", "--tools", "full", "--transport", "http",
                                          "--port", str(self.port)],
-                                        env=env | {"GRAPHMEM_HTTP_TOKEN": _TOKEN}, stdout=subprocess.DEVNULL,
-                                        stderr=stderr)
+                                        env=env | {"GRAPHMEM_HTTP_TOKEN": _TOKEN}, cwd=cwd,
+                                        stdout=subprocess.DEVNULL, stderr=stderr)
         self.client = httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=HARD_S)
         self._wait_open()
         self.headers = {"accept": "application/json, text/event-stream", "content-type": "application/json",
@@ -412,8 +413,13 @@ def run_fuzz(calls: int, seed_used: int | None = None, log_dir: Path | None = No
             (log_dir / f"graphmem-fuzz-{seed_used}-stdio.log").open("wb") as stdio_err, \
             (log_dir / f"graphmem-fuzz-{seed_used}-http.log").open("wb") as http_err:
         db = Path(scratch) / "fuzz.db"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")} | {"GRAPHMEM_DB": str(db)}
-        stdio = _Stdio(env, stdio_err)
+        # The servers work in a folder of their own (HOME included): tools that write files relative to
+        # a root they are given (memory_brief_synthesize) must not write into the caller's checkout.
+        work = Path(scratch) / "work"
+        work.mkdir()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")} | {
+            "GRAPHMEM_DB": str(db), "HOME": str(work)}
+        stdio = _Stdio(env, stdio_err, work)
         tools_answer = stdio.request({"jsonrpc": "2.0", "method": "tools/list"})
         tools = list((tools_answer or {}).get("result", {}).get("tools", []))
         if not tools:
@@ -421,7 +427,7 @@ def run_fuzz(calls: int, seed_used: int | None = None, log_dir: Path | None = No
         started = time.monotonic()
         _fuzz_transport("stdio", stdio, db, tools, calls // 2, report, seed_used, log)
         stdio.close()
-        http = _Http(env, http_err)
+        http = _Http(env, http_err, work)
         try:
             _fuzz_transport("http", http, db, tools, calls - calls // 2, report, seed_used + 1, log)
         finally:
