@@ -6,7 +6,8 @@ surrogates, 100 KB texts, deep nesting), so the fuzzer follows any renaming of t
 Raw malformed frames go to stdin and to the HTTP endpoint as well. Each call is classified:
 
 - crash: the server process died;
-- slow: answered, but only after ``SLOW_S`` seconds (its time is printed: load, or real work);
+- slow: answered, but only after ``SLOW_S`` seconds, or the HTTP server's own request timeout
+  (504) answered it; its time is printed (load, or real work);
 - unanswered: no response within ``HARD_S`` seconds (the stdio server is then restarted, so one hang
   is not blamed on the calls after it);
 - unreadable error: an error whose message is empty, a traceback, the SDK's bare "Error executing
@@ -298,6 +299,12 @@ def _unreadable(text: str) -> bool:
     return not text.strip() or "Traceback" in text or bare or len(text) > 2_000
 
 
+def _timed_out(answer: dict[str, Any]) -> bool:
+    """The HTTP server's ``http.request_timeout_s`` answer (JSON-RPC -32001, HTTP 504)."""
+    error = answer.get("error")
+    return answer.get("http_status") == 504 or (isinstance(error, dict) and error.get("code") == -32001)
+
+
 def _summary(value: Any, room: int = 200) -> str:
     """Arguments in a line: long strings shortened to their head and length, so a failure reads at a glance."""
     def short(node: Any) -> Any:
@@ -339,8 +346,8 @@ def _record(report: FuzzReport, call: _Call, answer: dict[str, Any] | None, aliv
     elif answer is None:
         kind = "unanswered"
         report.unanswered.append(label)
-    elif call.seconds > SLOW_S:
-        kind = "slow"
+    elif call.seconds > SLOW_S or _timed_out(answer):
+        kind = "slow"  # the HTTP server's own timeout (504) answers at SLOW_S: slow, not an expected error
         report.slow.append(label)
     text = None if answer is None else _error_text(answer)
     if text is not None:
