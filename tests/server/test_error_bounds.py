@@ -46,3 +46,16 @@ def test_not_found_quotes_each_reference_short_and_lists_ten_at_most():
     many = str(NotFound("memory id", [f"{n:03d}" + "y" * 500 for n in range(40)]))
     assert many.endswith("(503 characters) and 30 more") and "009" in many and "010" not in many
     assert len(many) < 1_400
+
+
+async def test_many_wrong_arguments_get_one_short_message_without_their_values(client):
+    # Found by the fuzz run over HTTP: nine wrong fields (ten here) made pydantic's whole report, past 2,000 characters.
+    wrong = {"content": "x", "project": {"": {}}, "topic_key": [[1, 2.5, None]], "source": ["y" * 300],
+             "context": 7, "tags": "not a list", "entities": {"k": 1}, "meta": [1], "session_id": {"a": 1},
+             "review_after": {"b": [None]}}
+    message = await refused(client, "memory_store", **wrong)
+    assert message.startswith("Error executing tool memory_store: 10 invalid arguments: ")
+    assert "project: Input should be a valid string" in message and message.endswith("; and 5 more")
+    assert "y" * 50 not in message and "errors.pydantic.dev" not in message and len(message) < 800
+    one = await refused(client, "memory_associate", query="x", mode="dream")
+    assert one.startswith("Error executing tool memory_associate: 1 invalid argument: mode: Input should be")
