@@ -258,7 +258,7 @@ class _Http:
         body = raw if raw is not None else json.dumps({"id": 1, **message}, allow_nan=True).encode()
         try:
             response = self.client.post("/mcp", content=body, headers=self.headers)
-        except httpx.TimeoutException:
+        except httpx.TransportError:  # no answer in HARD_S, or the server went away (then a crash)
             return None
         if response.headers.get("content-type", "").startswith("text/event-stream"):
             # SSE lines end at \n (\r\n) only: str.splitlines() would also cut a JSON string at U+0085 or U+2028.
