@@ -28,7 +28,25 @@ class NotFound(GraphmemError, LookupError):
 
     def __init__(self, what: str, missing: list[str] | str) -> None:
         self.missing = [missing] if isinstance(missing, str) else list(missing)
-        super().__init__(f"unknown {what}: {', '.join(self.missing)}")
+        shown = ", ".join(_cut(ref) for ref in self.missing[:_LISTED])
+        more = f" and {len(self.missing) - _LISTED} more" if len(self.missing) > _LISTED else ""
+        super().__init__(f"unknown {what}: {shown}{more}")
+
+
+_SHOWN, _LISTED = 100, 10  # an unknown reference is quoted back this far, and this many of them
+
+
+def _cut(ref: str) -> str:
+    """A reference as an error quotes it: whole when short, else its head and its length (an id of
+    100,000 characters must not come back whole in the error).
+
+    >>> _cut("mem_0123")
+    'mem_0123'
+    >>> _cut("x" * 5_000).endswith("x… (5,000 characters)"), len(_cut("x" * 5_000))
+    (True, 120)
+    """
+    ref = str(ref)
+    return ref if len(ref) <= _SHOWN else f"{ref[:_SHOWN]}… ({len(ref):,} characters)"
 
 
 class ConflictError(GraphmemError):

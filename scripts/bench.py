@@ -141,7 +141,7 @@ def _other_mode(args: argparse.Namespace) -> int:
     if args.fuzz:
         from fuzz_tools import run_fuzz
 
-        print(run_fuzz(args.fuzz).table())
+        print(run_fuzz(args.fuzz, args.fuzz_seed, args.fuzz_log_dir).table())
         return 0
     from bench_scale import format_scale_table, run_scale
 
@@ -171,6 +171,9 @@ def main() -> int:
     parser.add_argument("--backends", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"],
                         help="with --scale: the databases to grow")
     parser.add_argument("--fuzz", type=int, metavar="N", help="instead: fuzz every tool with N calls (fuzz_tools.py)")
+    parser.add_argument("--fuzz-seed", type=int, help="replay a fuzz run's arguments (default: a random seed, printed)")
+    parser.add_argument("--fuzz-log-dir", type=Path, help="where the fuzz failure log and server logs go (default: "
+                        "the temporary directory)")
     args = parser.parse_args()
     if args.fuzz or args.scale:
         return _other_mode(args)

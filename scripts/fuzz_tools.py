@@ -6,12 +6,18 @@ surrogates, 100 KB texts, deep nesting), so the fuzzer follows any renaming of t
 Raw malformed frames go to stdin and to the HTTP endpoint as well. Each call is classified:
 
 - crash: the server process died;
-- unanswered: no response within the timeout;
+- slow: answered, but only after ``SLOW_S`` seconds, or the HTTP server's own request timeout
+  (504) answered it; its time is printed (load, or real work);
+- unanswered: no response within ``HARD_S`` seconds (the stdio server is then restarted, so one hang
+  is not blamed on the calls after it);
 - unreadable error: an error whose message is empty, a traceback, the SDK's bare "Error executing
   tool …", or longer than 2,000 characters;
 - store change on error: the store's write generation moved during a call that failed.
 
-``python scripts/bench.py --fuzz 10000``.
+Every failure is printed with its transport, call number, tool, an arguments summary and the run's
+seed; the exact arguments of each failure, and of every call slower than ``LOG_S``, go to a JSON lines
+file, and each server's stderr to a log beside it. A seed replays the same arguments:
+``python scripts/bench.py --fuzz 10000 --fuzz-seed 1234``.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import random
 import socket
 import sqlite3
 import subprocess
@@ -26,19 +33,21 @@ import sys
 import tempfile
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-__all__ = ["FuzzReport", "run_fuzz"]
+__all__ = ["HARD_S", "LOG_S", "SLOW_S", "FuzzReport", "run_fuzz"]
 
 _GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
-_TIMEOUT_S = 60.0
+SLOW_S = 60.0  # an answer later than this is reported as slow, with its time
+HARD_S = 600.0  # no answer by then: unanswered
+LOG_S = 10.0  # calls slower than this have their exact arguments logged
 _TOKEN = "fuzz-token-0123456789abcdef"
 _INIT = {"jsonrpc": "2.0", "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -56,21 +65,34 @@ _MALFORMED_FRAMES = [b"not json", b"{", b"[" * 50_000, b'{"jsonrpc":"2.0","id":9
 
 @dataclass
 class FuzzReport:
+    seed: int
+    log: Path
     calls: Counter[str] = field(default_factory=Counter)  # per transport
-    crashes: int = 0
-    unanswered: int = 0
+    crashes: list[str] = field(default_factory=list)
+    slow: list[str] = field(default_factory=list)
+    unanswered: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     store_changes_on_error: list[str] = field(default_factory=list)
     errors: int = 0
+    seconds: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # per tool
 
     def table(self) -> str:
         rows = [("calls", sum(self.calls.values())), *((f"calls over {k}", v) for k, v in sorted(self.calls.items())),
-                ("errors (readable, expected)", self.errors), ("crashes", self.crashes),
-                ("unanswered", self.unanswered), ("unreadable errors", len(self.unreadable)),
+                ("errors (readable, expected)", self.errors), ("crashes", len(self.crashes)),
+                (f"unanswered (no answer in {HARD_S:.0f} s)", len(self.unanswered)),
+                (f"slow (answered after {SLOW_S:.0f} s)", len(self.slow)),
+                ("unreadable errors", len(self.unreadable)),
                 ("store changes on error", len(self.store_changes_on_error))]
         lines = ["| fuzz measure | count |", "|---|---|", *(f"| {name} | {value:,} |" for name, value in rows)]
-        lines += [f"- unreadable: {text[:160]!r}" for text in self.unreadable[:5]]
-        lines += [f"- changed the store: {text[:160]!r}" for text in self.store_changes_on_error[:5]]
+        for title, found in (("crash", self.crashes), ("unanswered", self.unanswered), ("slow", self.slow),
+                             ("unreadable", self.unreadable), ("changed the store", self.store_changes_on_error)):
+            lines += [f"- {title}: {text[:300]}" for text in found[:10]]
+        lines += ["", f"seed {self.seed}; exact arguments of failures and of calls over {LOG_S:.0f} s: {self.log}",
+                  "", "| tool | calls | median (s) | p99 (s) | max (s) |", "|---|---|---|---|---|"]
+        for tool, times in sorted(self.seconds.items(), key=lambda item: -max(item[1])):
+            ordered = sorted(times)
+            lines.append(f"| {tool} | {len(ordered):,} | {ordered[len(ordered) // 2]:.3f} | "
+                         f"{ordered[min(len(ordered) - 1, len(ordered) * 99 // 100)]:.3f} | {ordered[-1]:.3f} |")
         return "\n".join(lines)
 
 
@@ -131,31 +153,34 @@ def _arguments(tool: dict[str, Any]) -> st.SearchStrategy[Any]:
     return st.one_of(valid_shape, valid_shape, valid_shape, wrong_shape)
 
 
+
+
 # -- transports --------------------------------------------------------------------------------
 class _Stdio:
     """A ``graphmem serve`` process spoken to line by line."""
 
-    def __init__(self, env: dict[str, str]) -> None:
-        self.env = env
+    def __init__(self, env: dict[str, str], stderr: IO[bytes], cwd: Path) -> None:
+        self.env, self.stderr, self.cwd = env, stderr, cwd
         self._start()
 
     def _start(self) -> None:
         self.process = subprocess.Popen([_GRAPHMEM, "serve", "--create", "--tools", "full"], env=self.env,
-                                        stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                        cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.stderr)
         self.answers: queue.Queue[dict[str, Any]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read, args=(self.process, self.answers), daemon=True).start()
         self.next_id = 1000
         self.request({**_INIT})
         self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
 
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
+    @staticmethod
+    def _read(process: subprocess.Popen[bytes], answers: queue.Queue[dict[str, Any]]) -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
             try:
-                self.answers.put(json.loads(line))
+                answers.put(json.loads(line))
             except ValueError:
-                self.answers.put({"id": None, "unparseable": line.decode("utf-8", "replace")})
+                answers.put({"id": None, "unparseable": line.decode("utf-8", "replace")})
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -179,12 +204,12 @@ class _Stdio:
     def next_answer(self) -> dict[str, Any] | None:
         """The next line the server writes (raw frames are sent one at a time)."""
         try:
-            return self.answers.get(timeout=_TIMEOUT_S)
+            return self.answers.get(timeout=HARD_S)
         except queue.Empty:
             return None
 
     def _wait(self, request_id: Any) -> dict[str, Any] | None:
-        deadline = time.monotonic() + _TIMEOUT_S
+        deadline = time.monotonic() + HARD_S
         while time.monotonic() < deadline:
             try:
                 answer = self.answers.get(timeout=max(0.0, deadline - time.monotonic()))
@@ -201,15 +226,15 @@ class _Stdio:
 
 
 class _Http:
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], stderr: IO[bytes], cwd: Path) -> None:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = int(sock.getsockname()[1])
         self.process = subprocess.Popen([_GRAPHMEM, "serve", "--create", "--tools", "full", "--transport", "http",
                                          "--port", str(self.port)],
-                                        env=env | {"GRAPHMEM_HTTP_TOKEN": _TOKEN}, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
-        self.client = httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=_TIMEOUT_S)
+                                        env=env | {"GRAPHMEM_HTTP_TOKEN": _TOKEN}, cwd=cwd,
+                                        stdout=subprocess.DEVNULL, stderr=stderr)
+        self.client = httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=HARD_S)
         self._wait_open()
         self.headers = {"accept": "application/json, text/event-stream", "content-type": "application/json",
                         "authorization": f"Bearer {_TOKEN}"}
@@ -233,7 +258,7 @@ class _Http:
         body = raw if raw is not None else json.dumps({"id": 1, **message}, allow_nan=True).encode()
         try:
             response = self.client.post("/mcp", content=body, headers=self.headers)
-        except httpx.TimeoutException:
+        except httpx.TransportError:  # no answer in HARD_S, or the server went away (then a crash)
             return None
         if response.headers.get("content-type", "").startswith("text/event-stream"):
             # SSE lines end at \n (\r\n) only: str.splitlines() would also cut a JSON string at U+0085 or U+2028.
@@ -274,69 +299,144 @@ def _unreadable(text: str) -> bool:
     return not text.strip() or "Traceback" in text or bare or len(text) > 2_000
 
 
-def _record(report: FuzzReport, transport: str, answer: dict[str, Any] | None, alive: bool,
-            moved: bool, label: str) -> None:
-    report.calls[transport] += 1
+def _timed_out(answer: dict[str, Any]) -> bool:
+    """The HTTP server's ``http.request_timeout_s`` answer (JSON-RPC -32001, HTTP 504)."""
+    error = answer.get("error")
+    return answer.get("http_status") == 504 or (isinstance(error, dict) and error.get("code") == -32001)
+
+
+def _summary(value: Any, room: int = 200) -> str:
+    """Arguments in a line: long strings shortened to their head and length, so a failure reads at a glance."""
+    def short(node: Any) -> Any:
+        if isinstance(node, str) and len(node) > 40:
+            return f"{node[:20]}…({len(node):,} chars)"
+        if isinstance(node, list):
+            return [short(item) for item in node[:6]] + (["…"] if len(node) > 6 else [])
+        if isinstance(node, dict):
+            return {short(key): short(item) for key, item in list(node.items())[:8]}
+        return node
+    text = json.dumps(short(value), ensure_ascii=True, allow_nan=True)
+    return text if len(text) <= room else text[:room] + "…"
+
+
+@dataclass
+class _Call:
+    """One request as the report tells it."""
+
+    transport: str
+    number: int
+    tool: str
+    arguments: Any
+    seconds: float
+
+    def label(self, seed_used: int) -> str:
+        return (f"{self.transport} call {self.number} (seed {seed_used}) {self.tool} {self.seconds:.1f} s "
+                f"{_summary(self.arguments)}")
+
+
+def _record(report: FuzzReport, call: _Call, answer: dict[str, Any] | None, alive: bool, moved: bool,
+            log: IO[str]) -> None:
+    report.calls[call.transport] += 1
+    report.seconds[call.tool].append(call.seconds)
+    label = call.label(report.seed)
+    kind = None
     if not alive:
-        report.crashes += 1
+        kind = "crash"
+        report.crashes.append(label)
     elif answer is None:
-        report.unanswered += 1
-        print(f"unanswered: {label}", file=sys.stderr)
-    else:
-        text = _error_text(answer)
-        if text is None:
-            return
+        kind = "unanswered"
+        report.unanswered.append(label)
+    elif call.seconds > SLOW_S or _timed_out(answer):
+        kind = "slow"  # the HTTP server's own timeout (504) answers at SLOW_S: slow, not an expected error
+        report.slow.append(label)
+    text = None if answer is None else _error_text(answer)
+    if text is not None:
         report.errors += 1
         if _unreadable(text):
-            report.unreadable.append(f"{label}: {text}")
+            kind = kind or "unreadable"
+            report.unreadable.append(f"{label}: {text[:160]!r}")
         if moved:
-            report.store_changes_on_error.append(f"{label}: {text}")
+            kind = kind or "store change on error"
+            report.store_changes_on_error.append(f"{label}: {text[:160]!r}")
+    if kind is not None:
+        print(f"{kind}: {label}", file=sys.stderr, flush=True)
+    if kind is not None or call.seconds > LOG_S:
+        log.write(json.dumps({"kind": kind or f"over {LOG_S:.0f} s", "transport": call.transport,
+                              "call": call.number, "seed": report.seed, "tool": call.tool,
+                              "seconds": round(call.seconds, 3), "arguments": call.arguments,
+                              "answer": None if text is None else text[:500]}, allow_nan=True) + "\n")
+        log.flush()
 
 
 def _fuzz_transport(name: str, server: Any, db: Path, tools: list[dict[str, Any]], calls: int,
-                    report: FuzzReport) -> None:
+                    report: FuzzReport, seed_used: int, log: IO[str]) -> None:
     tool_and_args = st.sampled_from(tools).flatmap(lambda tool: st.tuples(st.just(tool["name"]), _arguments(tool)))
+    numbers = iter(range(1, calls + 1))
+    begun = time.monotonic()
 
-    @settings(max_examples=calls, deadline=None, database=None, derandomize=False,
+    @seed(seed_used)
+    @settings(max_examples=calls, deadline=None, database=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(tool_and_args)
     def one_call(call: tuple[str, Any]) -> None:
         tool, arguments = call
         before = _generation(db)
         message = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+        started = time.monotonic()
         answer = server.request(message)
+        elapsed = time.monotonic() - started
         alive = server.alive()
-        _record(report, name, answer, alive, alive and _generation(db) != before, tool)
-        if not alive and isinstance(server, _Stdio):
-            server.restart()
+        number = next(numbers, calls)
+        _record(report, _Call(name, number, tool, arguments, elapsed), answer, alive,
+                alive and _generation(db) != before, log)
+        if number % 500 == 0:
+            print(f"{name}: {number:,} calls, {time.monotonic() - begun:,.0f} s", file=sys.stderr, flush=True)
+        if isinstance(server, _Stdio) and (not alive or answer is None):
+            server.restart()  # a dead or hung server must not be blamed for the calls after it
 
     one_call()
-    for frame in _MALFORMED_FRAMES:
+    for number, frame in enumerate(_MALFORMED_FRAMES, 1):
+        started = time.monotonic()
         if isinstance(server, _Stdio):
             server.send(frame)
             answer = server.next_answer()
         else:
             answer = server.request({}, frame)
-        _record(report, name + " (raw frames)", answer, server.alive(), False, f"raw {frame[:40]!r}")
+        call = _Call(name + " (raw frames)", number, f"raw frame {number}", frame[:40].decode("latin-1"),
+                     time.monotonic() - started)
+        _record(report, call, answer, server.alive(), False, log)
 
 
-def run_fuzz(calls: int) -> FuzzReport:
-    """``calls`` tool calls split between stdio and HTTP, plus raw malformed frames on each."""
-    report = FuzzReport()
-    with tempfile.TemporaryDirectory() as scratch:
+def run_fuzz(calls: int, seed_used: int | None = None, log_dir: Path | None = None) -> FuzzReport:
+    """``calls`` tool calls split between stdio and HTTP, plus raw malformed frames on each. The same
+    ``seed_used`` generates the same arguments (stdio uses it, HTTP the next seed)."""
+    seed_used = random.randrange(1_000_000) if seed_used is None else seed_used
+    log_dir = log_dir or Path(tempfile.gettempdir())
+    log_path = log_dir / f"graphmem-fuzz-{seed_used}.jsonl"
+    report = FuzzReport(seed=seed_used, log=log_path)
+    print(f"fuzz seed {seed_used}; failures logged to {log_path}, server stderr to "
+          f"{log_dir}/graphmem-fuzz-{seed_used}-{{stdio,http}}.log", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory() as scratch, log_path.open("w", encoding="utf-8") as log, \
+            (log_dir / f"graphmem-fuzz-{seed_used}-stdio.log").open("wb") as stdio_err, \
+            (log_dir / f"graphmem-fuzz-{seed_used}-http.log").open("wb") as http_err:
         db = Path(scratch) / "fuzz.db"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")} | {"GRAPHMEM_DB": str(db)}
-        stdio = _Stdio(env)
+        # The servers work in a folder of their own (HOME included): tools that write files relative to
+        # a root they are given (memory_brief_synthesize) must not write into the caller's checkout.
+        work = Path(scratch) / "work"
+        work.mkdir()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")} | {
+            "GRAPHMEM_DB": str(db), "HOME": str(work)}
+        stdio = _Stdio(env, stdio_err, work)
         tools_answer = stdio.request({"jsonrpc": "2.0", "method": "tools/list"})
         tools = list((tools_answer or {}).get("result", {}).get("tools", []))
         if not tools:
             raise RuntimeError(f"tools/list answered {tools_answer!r}")
         started = time.monotonic()
-        _fuzz_transport("stdio", stdio, db, tools, calls // 2, report)
+        _fuzz_transport("stdio", stdio, db, tools, calls // 2, report, seed_used, log)
         stdio.close()
-        http = _Http(env)
+        http = _Http(env, http_err, work)
         try:
-            _fuzz_transport("http", http, db, tools, calls - calls // 2, report)
+            _fuzz_transport("http", http, db, tools, calls - calls // 2, report, seed_used + 1, log)
         finally:
             http.close()
         print(f"{len(tools)} tools, {sum(report.calls.values()):,} calls in {time.monotonic() - started:,.0f} s",

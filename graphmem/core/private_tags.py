@@ -30,7 +30,12 @@ _CLOSE = r"(?:>|&(?:amp;)?gt;?|&#0*62;|&#x0*3e;|\uff1e|\ufe65|\u203a|\u3009)"
 _SLASH = r"(?:/|\uff0f|&#0*47;|&#x0*2f;)"
 # Attributes run to the closing bracket; they never span another tag or a line.
 _ATTRIBUTES = rf"(?:[\s{_INVISIBLE}][^<>\uff1c\uff1e\n]*?)?"
-_OPEN_TAG = re.compile(rf"{_OPEN}{_GAP}{_NAME}{_ATTRIBUTES}{_GAP}{_CLOSE}", re.IGNORECASE)
+# An opening tag is its head (bracket and name) then its tail (attributes and closing bracket). They are
+# matched apart, so that a head whose tail was not found lets the heads after it skip the same search.
+_OPEN_HEAD = re.compile(rf"{_OPEN}{_GAP}{_NAME}", re.IGNORECASE)
+_OPEN_TAIL = re.compile(rf"{_ATTRIBUTES}{_GAP}{_CLOSE}", re.IGNORECASE)
+_ATTRIBUTE_START = re.compile(rf"[\s{_INVISIBLE}]")
+_ATTRIBUTE_END = re.compile(r"[<>\uff1c\uff1e\n]")  # what attributes cannot contain
 _CLOSE_TAG = re.compile(rf"{_OPEN}{_GAP}{_SLASH}{_GAP}{_NAME}{_GAP}{_CLOSE}", re.IGNORECASE)
 
 
@@ -45,7 +50,7 @@ def strip_private(text: str) -> str:
     'pr'
     """
     opening, closing = _markers(text)
-    marked = _CLOSE_TAG.sub(closing, _OPEN_TAG.sub(opening, text))
+    marked = _CLOSE_TAG.sub(closing, _mark_opening_tags(text, opening))
     if marked == text:
         return text
     block = re.compile(rf"{opening}[^{opening}]*?{closing}")  # innermost block: no opening tag inside
@@ -54,6 +59,35 @@ def strip_private(text: str) -> str:
         previous, marked = marked, block.sub("", marked)
     head, _, _ = marked.partition(opening)  # an unclosed tag hides everything after it
     return head.replace(closing, "")  # a stray closing tag is dropped
+
+
+def _mark_opening_tags(text: str, opening: str) -> str:
+    """Every opening tag (head, attributes, closing bracket) replaced by ``opening``, in linear time.
+
+    One regex for the whole tag searched the rest of the line again from every head whose closing
+    bracket never came (``&lt;private `` repeated over 48,000 characters took 78 s). Here, when the
+    search from one head failed, every later head before the character that ended it (``<``, ``>``,
+    a fullwidth bracket or a new line) fails too, because its search is part of the one that failed.
+
+    >>> _mark_opening_tags("a <private x>b &lt;private c", "@")
+    'a @b &lt;private c'
+    """
+    pieces: list[str] = []
+    kept = 0  # text[:kept] is in pieces
+    dead_until = -1  # heads ending before this have no tail
+    for head in _OPEN_HEAD.finditer(text):
+        start, end = head.span()
+        if start < kept or end < dead_until:
+            continue
+        tail = _OPEN_TAIL.match(text, end)
+        if tail is None:
+            if _ATTRIBUTE_START.match(text, end):  # attributes were searched up to the line's end
+                barrier = _ATTRIBUTE_END.search(text, end + 1)
+                dead_until = len(text) if barrier is None else barrier.start()
+            continue
+        pieces += [text[kept:start], opening]
+        kept = tail.end()
+    return "".join(pieces) + text[kept:]
 
 
 def _markers(text: str) -> tuple[str, str]:

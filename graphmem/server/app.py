@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import Tool
+from pydantic import ValidationError
 
 from graphmem.errors import InvalidInput
+from graphmem.server.common import invalid_arguments
 from graphmem.server.context import AppContext
 from graphmem.server.export import GraphChangeNotifier, register_resources
 from graphmem.server.profiles import hidden_parameters, tools_of
@@ -44,6 +48,19 @@ class GraphmemServer(MCPServer[AppContext]):
             "output_schema": compact_schema(without(tool.output_schema, self.hidden.get(tool.name, frozenset())),
                                             output=True)})
             for tool in await super().list_tools()]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[AppContext, Any] | None = None) -> Any:
+        """The SDK's call, with arguments that fail the schema reported in a few short lines: its own
+        message is pydantic's whole report (every field, the values, a URL each), which grows past
+        2,000 characters when many fields are wrong."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if isinstance(error, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(invalid_arguments(name, cause)) from cause
 
 
 def build_server(settings: Settings, *, tools: str | None = None,

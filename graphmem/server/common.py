@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from graphmem.errors import GraphmemError
 from graphmem.server.context import AppContext
@@ -19,7 +19,7 @@ from graphmem.service import MemoryService
 
 __all__ = [
     "DESTRUCTIVE", "READ_ONLY", "REVERSIBLE", "WRITE", "Detail", "Instant", "Kind", "Project", "ProjectFilter",
-    "Ref", "not_available", "reply", "service_of", "tool_errors",
+    "Ref", "invalid_arguments", "not_available", "reply", "service_of", "tool_errors",
 ]
 
 # Hints hold for every call of a tool, because every tool has one intent.
@@ -52,6 +52,34 @@ def tool_errors() -> Iterator[None]:
         yield
     except GraphmemError as error:
         raise ToolError(f"{type(error).__name__}: {error}") from error
+
+
+_ARGUMENT_ERRORS_SHOWN = 5
+
+
+def invalid_arguments(tool: str, error: ValidationError) -> str:
+    """Arguments that fail a tool's schema, in one short message: each wrong field (its path cut to 100
+    characters: dict keys are the caller's text) with pydantic's reason, five at most; never the values.
+
+    >>> from pydantic import TypeAdapter
+    >>> try:
+    ...     TypeAdapter(dict[str, int]).validate_python({"a": "x", "b" * 500: None})
+    ... except ValidationError as error:
+    ...     message = invalid_arguments("memory_x", error)
+    >>> message[:86]
+    'Error executing tool memory_x: 2 invalid arguments: a: Input should be a valid integer'
+    >>> message[-39:], len(message)
+    ('bbbbb…: Input should be a valid integer', 260)
+    """
+    problems = error.errors(include_url=False, include_input=False, include_context=False)
+    shown = []
+    for problem in problems[:_ARGUMENT_ERRORS_SHOWN]:
+        where = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        where = where if len(where) <= 100 else f"{where[:100]}…"
+        shown.append(f"{where}: {problem['msg'][:300]}")
+    more = len(problems) - len(shown)
+    count = f"{len(problems)} invalid argument{'s' if len(problems) != 1 else ''}"
+    return f"Error executing tool {tool}: {count}: {'; '.join(shown)}" + (f"; and {more} more" if more else "")
 
 
 def not_available(feature: str) -> ToolError:
