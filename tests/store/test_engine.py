@@ -14,9 +14,10 @@ from graphmem.errors import StorageError
 from graphmem.settings import store_location
 from graphmem.store.engine import database_url, open_engine
 from graphmem.store.tables import SCHEMA_VERSION
-from tests.conftest import ORDERS, WEBHOOK
+from tests.conftest import ORDERS, WEBHOOK, indexed_documents
 
 
+@pytest.mark.sqlite_only("WAL is a property of the SQLite file")
 def test_the_default_sqlite_file_is_in_wal_mode(service, settings):
     with service.engine.connect() as connection:
         assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
@@ -72,7 +73,7 @@ def test_the_full_text_index_follows_every_insert(service):
     assert set(_bm25_ids(service, "idempotency")) == {first.id, second.id}
     service.store("  " + ORDERS.upper())  # a duplicate adds no row to the index
     with service.engine.connect() as connection:
-        indexed = connection.execute(text("SELECT count(*) FROM memory_fts")).scalar()
+        indexed = indexed_documents(connection)
         stored = connection.execute(text("SELECT count(*) FROM memory")).scalar()
     assert indexed == stored == 2
 
