@@ -46,6 +46,7 @@ def test_graphmem_db_takes_a_path_or_a_database_url(tmp_path):
     assert database_url(":memory:") == "sqlite://"
 
 
+@pytest.mark.sqlite_only("a SQLite file's folder")
 def test_a_path_in_a_missing_folder_is_an_error_naming_it_and_creates_nothing(tmp_path):
     db = tmp_path / "a" / "b" / "memory.db"
     with pytest.raises(StorageError, match=f"directory {tmp_path / 'a' / 'b'} does not exist"):
@@ -53,6 +54,7 @@ def test_a_path_in_a_missing_folder_is_an_error_naming_it_and_creates_nothing(tm
     assert not (tmp_path / "a").exists()
 
 
+@pytest.mark.sqlite_only("SQLite's in-memory database shared by threads (StaticPool)")
 @pytest.mark.parametrize("db", [":memory:", "sqlite:///:memory:"])
 def test_an_in_memory_store_is_one_database_for_every_thread(db, extractor):
     memory = MemoryService(Settings.load(db=db, environ={}), extractor=extractor)
