@@ -1,4 +1,4 @@
-"""Full-text index: SQLite FTS5 (BM25) or PostgreSQL tsvector, behind one query function."""
+"""Full-text index: SQLite FTS5 or a PostgreSQL tsvector column, both ranked by BM25, behind one query function."""
 
 from __future__ import annotations
 
