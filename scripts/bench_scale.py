@@ -18,7 +18,7 @@ process start (the OS page cache stays warm) and the peak RSS is a serving proce
 * peak RSS of that process (open + queries); disk: the SQLite file, its WAL and the snapshot, or
   ``pg_database_size`` plus the snapshot.
 
-PostgreSQL runs on a private PG server started by ``tests/postgres.py:private_server`` (the tests' server).
+PostgreSQL runs on a private PG server started by ``scripts/private_postgres.py`` (the tests' server too).
 Results go to ``--json`` after every size, so a run stopped early keeps what it measured.
 """
 
@@ -41,7 +41,6 @@ from typing import Any
 
 _HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(_HERE))
-sys.path.insert(1, str(_HERE.parent))  # tests.postgres: the private PostgreSQL server of the test suite
 
 import conversation_synthetic  # noqa: E402
 import synthetic  # noqa: E402
@@ -249,10 +248,10 @@ def run_scale(sizes: list[int], backends: list[str], query_count: int, keep: Pat
                 for stale in (Path(db), Path(f"{db}-wal"), Path(f"{db}-shm"), Path(f"{db}.projection.npz")):
                     stale.unlink(missing_ok=True)
             else:
-                from tests.postgres import new_database, private_server
+                from private_postgres import create_database, private_server
 
                 server = stack.enter_context(private_server())
-                db = f"{server}/{new_database(server)}"
+                db = f"{server}/{create_database(server)}"
             _grow(db, sizes, query_count, record(backend))
             if backend == "postgres":
                 from graphmem.store.engine import open_engine

@@ -6,6 +6,13 @@ Usage (from the repo root, inside the venv)::
     python scripts/eval_retrieval.py --dataset musique --limit 20 --retriever bm25 graphmem-search
     python scripts/eval_retrieval.py --corpus my_corpus.json --questions my_questions.json --json out.json
     python scripts/eval_retrieval.py --conversational --retriever graphmem-search graphmem-associate
+    python scripts/eval_retrieval.py --postgres --retriever graphmem-search   # graphmem on PostgreSQL
+
+``--postgres`` stores graphmem's memories in PostgreSQL instead of an in-memory SQLite store: a fresh
+database per retriever and dataset, on a private server started from the installed binaries for the run
+(``private_postgres.py``, as the tests do), or, given ``--postgres URL`` (e.g.
+``postgresql+psycopg://postgres@127.0.0.1:5432``), on that server, which must let the user create and drop
+databases. The BM25 baseline is the harness's own and does not change.
 
 ``--conversational [PATH]`` runs the LoCoMo-shaped conversation set instead (default
 ``<repo>/../shared/eval/conversational/locomo_dev.json``) with the README's protocol: one project per
@@ -51,7 +58,8 @@ import json
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
@@ -110,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--conversational", type=Path, nargs="?", const=True, default=None, metavar="PATH",
                    help="run the conversational set (LoCoMo shape) instead of the multi-hop sets")
     p.add_argument("--projects", type=int, default=None, help="conversational: first N conversations only")
+    p.add_argument("--postgres", nargs="?", const="private", default=None, metavar="SERVER_URL",
+                   help="graphmem stores in PostgreSQL: a private server for the run, or this server URL")
     p.add_argument("--json", type=Path, help="write metrics, latencies and per-question rankings here")
     p.add_argument("--quiet", action="store_true", help="print only the tables")
     return p
@@ -167,8 +177,39 @@ def run(
     return results, errors
 
 
+@contextmanager
+def _graphmem_store(postgres: str | None, log: Callable[[str], None]) -> Iterator[None]:
+    """With ``--postgres``: every graphmem retriever opened inside stores into a new PostgreSQL database."""
+    if postgres is None:
+        yield
+        return
+    from private_postgres import create_database, drop_database, private_server
+    from retrieval_eval.graphmem_retrievers import use_store
+
+    with ExitStack() as stack:
+        server = stack.enter_context(private_server()) if postgres == "private" else postgres.rstrip("/")
+        created: list[str] = []
+
+        def new_store() -> str:
+            created.append(create_database(server))
+            return f"{server}/{created[-1]}"
+
+        log(f"graphmem stores in PostgreSQL: {server}")
+        use_store(new_store)
+        try:
+            yield
+        finally:
+            for name in created:
+                drop_database(server, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    with _graphmem_store(args.postgres, lambda msg: None if args.quiet else print(msg, file=sys.stderr)):
+        return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
     requested = args.retriever or [BASELINE_NAME]
     unknown = [n for n in requested if n not in RETRIEVERS]
     if unknown:

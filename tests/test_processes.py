@@ -172,6 +172,7 @@ def _assert_same_projection(followed: MemoryService, loaded: MemoryService) -> N
         assert [h.id for h in followed.search(query).hits] == [h.id for h in loaded.search(query).hits]
 
 
+@pytest.mark.sqlite_only("SQLite's write lock: BEGIN IMMEDIATE and busy_timeout")
 def test_a_write_that_waits_too_long_for_the_lock_says_so(sqlite_db, extractor, monkeypatch):
     from graphmem.store import engine
 

@@ -1,4 +1,4 @@
-"""Full-text index: SQLite FTS5 (BM25) or PostgreSQL tsvector, behind one query function."""
+"""Full-text index: SQLite FTS5 or a PostgreSQL tsvector column, both ranked by BM25, behind one query function."""
 
 from __future__ import annotations
 
@@ -47,6 +47,34 @@ _POSTGRES_DDL = (
     "GENERATED ALWAYS AS (to_tsvector('english', content)) STORED",
     "CREATE INDEX IF NOT EXISTS ix_memory_fts ON memory USING GIN (fts)",
 )
+
+
+# BM25 on PostgreSQL, as FTS5 ranks (k1 = 1.2, b = 0.75), over the generated tsvector: ts_rank/ts_rank_cd know
+# neither a term's rarity (IDF) nor a document's length against the others', and ranked multi-hop passages at half
+# FTS5's R@5 (docs/retrieval.md, "SQLite FTS5 and PostgreSQL full text"). One pass over the documents that match
+# (through the GIN index) gives each query lexeme's term frequency (its positions in the tsvector) and document
+# frequency over the whole table, as FTS5's are; a document's length is its number of distinct lexemes, the
+# average length that of the ranked documents, and the table's size its largest seq (an index lookup: a count
+# would scan the table on every query).
+_POSTGRES_BM25 = """
+WITH terms AS (SELECT array_agg(DISTINCT lexeme) AS lexemes FROM unnest(to_tsvector('english', :words))),
+matches AS MATERIALIZED (
+  SELECT m.seq, m.project_key, length(m.fts)::float8 AS dl, u.lexeme,
+         coalesce(array_length(u.positions, 1), 1)::float8 AS tf
+  FROM memory m CROSS JOIN terms CROSS JOIN LATERAL unnest(m.fts) u
+  WHERE m.fts @@ to_tsquery('english', :match) AND u.lexeme = ANY(terms.lexemes)
+),
+idf AS (
+  SELECT lexeme, ln(1 + (greatest(total.n, count(*)) - count(*) + 0.5) / (count(*) + 0.5)) AS weight
+  FROM matches CROSS JOIN (SELECT coalesce(max(seq), 0)::float8 AS n FROM memory) total
+  GROUP BY lexeme, total.n
+),
+hits AS (SELECT * FROM matches WHERE true{filters}),
+average AS (SELECT greatest(avg(dl), 1) AS avgdl FROM (SELECT DISTINCT seq, dl FROM hits) documents)
+SELECT h.seq, sum(i.weight * h.tf * 2.2 / (h.tf + 1.2 * (0.25 + 0.75 * h.dl / a.avgdl))) AS score
+FROM hits h JOIN idf i ON i.lexeme = h.lexeme CROSS JOIN average a
+GROUP BY h.seq
+"""
 
 
 def ensure_index(connection: Connection) -> None:
@@ -99,10 +127,9 @@ def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[
         sql = "SELECT rowid, -bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts WHERE memory_fts MATCH :match"
         params: dict[str, object] = {"match": match}
     else:
-        sql = ("SELECT seq, ts_rank_cd(fts, to_tsquery('english', :match)) AS score FROM memory "
-               "WHERE fts @@ to_tsquery('english', :match)")
-        params = {"match": " | ".join(terms)}
-        if project:
+        sql = ""  # the filters, then the query around them
+        params = {"match": " | ".join(terms), "words": " ".join(terms)}
+        if project:  # the collection statistics stay store-wide, as FTS5's bm25() keeps them
             sql += " AND project_key = :project"
             params["project"] = project
     column = "rowid" if sqlite else "seq"
@@ -117,6 +144,8 @@ def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[
         else:
             sql += f" AND {'' if operator == 'IN' else 'NOT '}({column} = ANY(:{name}))"
             params[name] = list(seqs)
+    if not sqlite:
+        sql = _POSTGRES_BM25.format(filters=sql)
     sql += " ORDER BY score DESC LIMIT :limit"
     params["limit"] = limit
     if sqlite:

@@ -1,21 +1,35 @@
 """graphmem's retrievers for the harness: search (fused), associate (recall) and compose (composition).
 
 Each stores every passage as one memory (title on its own first line, then the text; the title kept
-in ``meta``) through the public ``MemoryService`` API, on a fresh in-memory store per dataset.
+in ``meta``) through the public ``MemoryService`` API, on a fresh store per dataset: SQLite in memory, or
+what :func:`use_store` sets (``eval_retrieval.py --postgres``: a new PostgreSQL database each).
 ``overrides`` are ``Settings`` fields, so ablations are one dict away, e.g.
 ``{"activation": {"method": "hops"}}``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .data import Passage
 from .protocol import dedupe
 
 __all__ = ["GraphmemAssociate", "GraphmemCompose", "GraphmemConversationAssociate", "GraphmemConversationSearch",
-           "GraphmemSearch"]
+           "GraphmemSearch", "use_store"]
+
+
+
+def _in_memory() -> str:
+    return ":memory:"
+
+
+_STORE: dict[str, Callable[[], str]] = {"new": _in_memory}
+
+
+def use_store(new_store: Callable[[], str]) -> None:
+    """Make every retriever opened from now on store into ``new_store()`` (a ``GRAPHMEM_DB`` value)."""
+    _STORE["new"] = new_store
 
 
 class _GraphmemRetriever:
@@ -24,7 +38,7 @@ class _GraphmemRetriever:
     def __init__(self, overrides: dict[str, Any] | None = None) -> None:
         from graphmem import MemoryService, Settings
 
-        self.service = MemoryService(Settings.load(environ={}, db=":memory:", **(overrides or {})))
+        self.service = MemoryService(Settings.load(environ={}, db=_STORE["new"](), **(overrides or {})))
         self.title_of: dict[str, str] = {}
 
     def index(self, passages: Sequence[Passage]) -> None:
@@ -70,11 +84,11 @@ class _GraphmemConversation:
 
     name = "graphmem-conversation"
 
-    def __init__(self, overrides: dict[str, Any] | None = None, db: str = ":memory:",
+    def __init__(self, overrides: dict[str, Any] | None = None, db: str | None = None,
                  dia_ids: dict[str, list[str]] | None = None) -> None:
         from graphmem import MemoryService, Settings
 
-        self.service = MemoryService(Settings.load(environ={}, db=db, **(overrides or {})))
+        self.service = MemoryService(Settings.load(environ={}, db=db or _STORE["new"](), **(overrides or {})))
         # The same text said twice in one conversation is one memory (dedupe): it stands for both turns.
         self.dia_ids: dict[str, list[str]] = dia_ids if dia_ids is not None else {}
 

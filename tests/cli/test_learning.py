@@ -19,9 +19,9 @@ DEPLOY = [
 
 
 @pytest.fixture
-def run(tmp_path, capsys, monkeypatch):
+def run(tmp_path, new_store, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    database = str(tmp_path / "memory.db")
+    database = new_store("memory.db")
 
     def invoke(*argv: str, as_json: bool = True) -> tuple[int, object]:
         code = main(["--db", database, "--create", *(["--json"] if as_json else []), *argv])

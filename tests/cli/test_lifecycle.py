@@ -13,8 +13,8 @@ from tests.conftest import ORDERS, WEBHOOK
 
 
 @pytest.fixture
-def db(tmp_path, extractor) -> tuple[str, list[str]]:
-    path = str(tmp_path / "cli.db")
+def db(new_store, extractor) -> tuple[str, list[str]]:
+    path = new_store("cli.db")
     service = MemoryService(Settings.load(db=path, environ={}), extractor=extractor)
     created = (datetime.now(UTC) - timedelta(days=120)).isoformat()
     records = [{"content": WEBHOOK, "created_at": created},

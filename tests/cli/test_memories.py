@@ -57,8 +57,8 @@ def test_every_command_has_help_text_and_an_example_that_parses(name, capsys):
 
 
 # -- a round trip through the shell -----------------------------------------------------------------
-def test_store_search_associate_stats_export_import_round_trip(tmp_path, capsys):
-    db, copy = str(tmp_path / "one.db"), str(tmp_path / "two.db")
+def test_store_search_associate_stats_export_import_round_trip(tmp_path, new_store, capsys):
+    db, copy = new_store("one.db"), new_store("two.db")
     webhook = run_json(capsys, "--db", db, "store", WEBHOOK, "--kind", "pattern", "--project", "payments",
                        "--tag", "stripe")
     orders = run_json(capsys, "store", ORDERS, "--kind", "solution", "--project", "payments", "--db", db,
@@ -87,8 +87,8 @@ def test_store_search_associate_stats_export_import_round_trip(tmp_path, capsys)
     assert out == exported.read_text(encoding="utf-8")  # lossless: the copy exports the same file
 
 
-def test_import_reads_plain_observations_and_export_writes_node_link_json(tmp_path, capsys):
-    db = str(tmp_path / "memory.db")
+def test_import_reads_plain_observations_and_export_writes_node_link_json(tmp_path, new_store, capsys):
+    db = new_store("memory.db")
     lines = [json.dumps({"content": WEBHOOK, "project": "payments"}), json.dumps({"content": ORDERS}), ""]
     (tmp_path / "observations.jsonl").write_text("\n".join(lines), encoding="utf-8")
     report = run_json(capsys, "--db", db, "import", "observations.jsonl")
@@ -128,8 +128,8 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path, capsys, argv
     assert "Traceback" not in err
 
 
-def test_a_bad_import_line_is_refused_with_its_number_and_writes_nothing(tmp_path, capsys):
-    db = str(tmp_path / "memory.db")
+def test_a_bad_import_line_is_refused_with_its_number_and_writes_nothing(tmp_path, new_store, capsys):
+    db = new_store("memory.db")
     lines = [json.dumps({"content": WEBHOOK}), "{not json", json.dumps({"content": ORDERS, "kind": "nope"})]
     (tmp_path / "bad.jsonl").write_text("\n".join(lines), encoding="utf-8")
     code, _, err = run(capsys, "--db", db, "import", "bad.jsonl")

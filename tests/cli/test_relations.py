@@ -10,9 +10,9 @@ from graphmem.cli import main
 
 
 @pytest.fixture
-def run(tmp_path, capsys, monkeypatch):
+def run(tmp_path, new_store, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    database = str(tmp_path / "memory.db")
+    database = new_store("memory.db")
 
     def invoke(*argv: str) -> tuple[int, object]:
         code = main(["--db", database, "--create", "--json", *argv])

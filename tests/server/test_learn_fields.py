@@ -76,7 +76,8 @@ async def test_bad_values_are_refused(client):
     assert "outcome" in await refused(client, "memory_search", query="x", outcome="won")
 
 
-def test_store_many_validates_and_the_jsonl_round_trip_carries_the_fields(service: MemoryService, extractor):
+def test_store_many_validates_and_the_jsonl_round_trip_carries_the_fields(service: MemoryService, new_store,
+                                                                          extractor):
     results = service.store_many([{"content": "Rolled back the worker with kubectl rollout undo.",
                                    "outcome": "Success", "task_type": " rollback ", "tools_used": ["kubectl"]}])
     memory = service.repository.memories_by_id([results[0].id])[results[0].id]
@@ -87,7 +88,7 @@ def test_store_many_validates_and_the_jsonl_round_trip_carries_the_fields(servic
     service.export_jsonl(stream)
     record = next(json.loads(line) for line in stream.getvalue().splitlines() if '"memory"' in line)
     assert (record["outcome"], record["task_type"], record["tools_used"]) == ("success", "rollback", ["kubectl"])
-    other = MemoryService(Settings.load(db=":memory:", environ={}), extractor=extractor)
+    other = MemoryService(Settings.load(db=new_store("other.db"), environ={}), extractor=extractor)
     other.import_jsonl(stream.getvalue().splitlines())
     again = io.StringIO()
     other.export_jsonl(again)

@@ -108,10 +108,10 @@ async def test_bad_input_is_a_readable_error_and_leaves_the_store_unchanged(clie
     assert counts(service) == before
 
 
-async def test_promotion_outside_the_vault_is_refused_through_the_tool(tmp_path, extractor):
+async def test_promotion_outside_the_vault_is_refused_through_the_tool(tmp_path, new_store, extractor):
     vault = tmp_path / "vault"
     vault.mkdir()
-    settings = Settings.load(db=str(tmp_path / "v.db"), environ={}, lifecycle={"vault_path": str(vault)})
+    settings = Settings.load(db=new_store("v.db"), environ={}, lifecycle={"vault_path": str(vault)})
     service = MemoryService(settings, extractor=extractor)
     memory = service.store(WEBHOOK).id
     async with Client(build_server(settings, tools="full", service=service)) as connected:

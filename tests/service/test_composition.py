@@ -3,35 +3,35 @@ contradicts is flagged, and the needs are the task's meaningful concepts, never 
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from graphmem import MemoryService, Settings
+from tests.conftest import copy_store, drop_store
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "observations.jsonl"
 RETRY_POST = "retry on HTTP 500 for POST requests to downstream services"
 
 
 @pytest.fixture(scope="module")
-def bundled_db(tmp_path_factory, extractor) -> Path:
-    """The sample corpus imported once; each test opens its own copy."""
-    path = tmp_path_factory.mktemp("bundled") / "memory.db"
-    service = MemoryService(Settings.load(db=str(path), environ={}), extractor=extractor)
+def bundled_db(module_store, extractor) -> str:
+    """The sample corpus imported once per backend; each test opens its own copy."""
+    db = module_store("memory.db")
+    service = MemoryService(Settings.load(db=db, environ={}), extractor=extractor)
     service.import_jsonl(CORPUS.read_text(encoding="utf-8").splitlines())
     service.close()
-    return path
+    return db
 
 
 @pytest.fixture
 def bundled(bundled_db, tmp_path, extractor) -> Iterator[MemoryService]:
-    path = tmp_path / "memory.db"
-    shutil.copyfile(bundled_db, path)
-    service = MemoryService(Settings.load(db=str(path), environ={}), extractor=extractor)
+    db = copy_store(bundled_db, str(tmp_path / "memory.db"))
+    service = MemoryService(Settings.load(db=db, environ={}), extractor=extractor)
     yield service
     service.close()
+    drop_store(db)
 
 
 def _memory(service: MemoryService, prefix: str) -> str:

@@ -77,13 +77,13 @@ def test_bad_fact_input_is_refused_and_nothing_is_written(service):
     assert "alice" not in service.projection.concept_nodes
 
 
-def test_facts_survive_export_and_import_unchanged(service, tmp_path, extractor):
+def test_facts_survive_export_and_import_unchanged(service, new_store, extractor):
     service.facts.add("alice", "works at", "acme", valid_from="2024-01-01T00:00:00Z",
                                 reason="hired")
     service.facts.add("alice", "works at", "globex", valid_from="2024-06-01T00:00:00Z")
     exported = io.StringIO()
     service.export_jsonl(exported)
-    other = MemoryService(service.settings.model_copy(update={"db": str(tmp_path / "copy.db")}),
+    other = MemoryService(service.settings.model_copy(update={"db": new_store("copy.db")}),
                           extractor=extractor)
     report = other.import_jsonl(exported.getvalue().splitlines())
     assert report.added["facts"] == 2

@@ -4,6 +4,7 @@ promotion with its vault, decay in ranking, review blending and persistent metri
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -26,8 +27,9 @@ def old(service: MemoryService, content: str, days: float, kind: str = "note", *
     return service.store_many([{"content": content, "kind": kind, "created_at": ago(days), **fields}])[0].id
 
 
-def make(tmp_path: Path, extractor, name: str = "other.db", **sections: dict) -> MemoryService:
-    return MemoryService(Settings.load(db=str(tmp_path / name), environ={}, **sections), extractor=extractor)
+def make(new_store: Callable[[str], str], extractor, name: str = "other.db", **sections: dict) -> MemoryService:
+    """Another fresh store on the test's backend, with its own settings sections."""
+    return MemoryService(Settings.load(db=new_store(name), environ={}, **sections), extractor=extractor)
 
 
 def counts(service: MemoryService) -> dict:
@@ -253,10 +255,10 @@ def test_promoted_memories_stay_searchable_on_the_same_score_scale(service):
     assert forced.status == "promoted" and forced.eligible is False
 
 
-def test_promotion_writes_markdown_with_frontmatter_into_the_configured_vault_folder(tmp_path, extractor):
+def test_promotion_writes_markdown_with_frontmatter_into_the_configured_vault_folder(new_store, tmp_path, extractor):
     vault = tmp_path / "vault"
     vault.mkdir()
-    service = make(tmp_path, extractor,
+    service = make(new_store, extractor,
                    lifecycle={"vault_path": str(vault), "vault_folder": "memories/graphmem"})
     earned = used_over_days(service, WEBHOOK, uses=5)
     item = service.lifecycle.promote(dry_run=False, export=True).items[0]
@@ -270,10 +272,10 @@ def test_promotion_writes_markdown_with_frontmatter_into_the_configured_vault_fo
 
 
 @pytest.mark.parametrize("folder", ["../outside", "/tmp/elsewhere", "inside/../../outside"])
-def test_a_vault_path_that_escapes_the_vault_is_refused_and_nothing_is_promoted(tmp_path, extractor, folder):
+def test_a_vault_path_that_escapes_the_vault_is_refused_and_nothing_is_promoted(new_store, tmp_path, extractor, folder):
     vault = tmp_path / "vault"
     vault.mkdir()
-    service = make(tmp_path, extractor, lifecycle={"vault_path": str(vault)})
+    service = make(new_store, extractor, lifecycle={"vault_path": str(vault)})
     earned = used_over_days(service, WEBHOOK)
     with pytest.raises(InvalidInput, match="outside the vault"):
         service.lifecycle.promote(dry_run=False, export=True, folder=folder)
@@ -282,12 +284,12 @@ def test_a_vault_path_that_escapes_the_vault_is_refused_and_nothing_is_promoted(
     service.close()
 
 
-def test_a_symlink_inside_the_vault_pointing_outside_is_refused(tmp_path, extractor):
+def test_a_symlink_inside_the_vault_pointing_outside_is_refused(new_store, tmp_path, extractor):
     vault, outside = tmp_path / "vault", tmp_path / "outside"
     vault.mkdir()
     outside.mkdir()
     (vault / "graphmem").symlink_to(outside, target_is_directory=True)
-    service = make(tmp_path, extractor, lifecycle={"vault_path": str(vault)})
+    service = make(new_store, extractor, lifecycle={"vault_path": str(vault)})
     used_over_days(service, WEBHOOK)
     with pytest.raises(InvalidInput, match="outside the vault"):
         service.lifecycle.promote(dry_run=False, export=True)
@@ -302,10 +304,10 @@ def test_export_without_a_configured_vault_is_refused(service):
 
 
 # -- decay in ranking --------------------------------------------------------------------------------------
-def test_the_ranking_weight_puts_a_faded_memory_behind_an_equally_relevant_fresh_one(tmp_path, extractor):
+def test_the_ranking_weight_puts_a_faded_memory_behind_an_equally_relevant_fresh_one(new_store, extractor):
     texts = ("Webhook retries need an idempotency key", "Webhook retries need a dedupe key")
-    plain = make(tmp_path, extractor, "plain.db")
-    weighted = make(tmp_path, extractor, "weighted.db", decay={"ranking_weight": 1.0})
+    plain = make(new_store, extractor, "plain.db")
+    weighted = make(new_store, extractor, "weighted.db", decay={"ranking_weight": 1.0})
     orders = {}
     for name, service in (("plain", plain), ("weighted", weighted)):
         faded = old(service, texts[0], days=30)
@@ -319,30 +321,30 @@ def test_the_ranking_weight_puts_a_faded_memory_behind_an_equally_relevant_fresh
     assert plain_search[0] == plain_faded  # without the weight, the older memory wins the tie (lower seq)
 
 
-def test_search_blends_in_relevant_danger_zone_memories_and_marks_them(tmp_path, extractor):
+def test_search_blends_in_relevant_danger_zone_memories_and_marks_them(new_store, extractor):
     def fill(service: MemoryService) -> str:
         for n in range(4):
             service.store(f"Webhook retries {n} need an idempotency key on every handler")
         return old(service, "An old note about webhook payload signatures and secret rotation", days=10)
 
-    blended = make(tmp_path, extractor, "blend.db", decay={"review_blend": 0.34})
+    blended = make(new_store, extractor, "blend.db", decay={"review_blend": 0.34})
     fading = fill(blended)
     hits = blended.search("webhook retries idempotency", limit=3).hits
     assert hits[-1].id == fading and hits[-1].review_candidate and 0.15 <= hits[-1].decay_score <= 0.35
     assert not any(hit.review_candidate for hit in hits[:-1])
     assert blended.search("webhook retries idempotency", limit=3, offset=3).hits[0].id != fading
-    plain = make(tmp_path, extractor, "noblend.db", decay={"review_blend": 0.0})
+    plain = make(new_store, extractor, "noblend.db", decay={"review_blend": 0.0})
     assert fill(plain) not in {hit.id for hit in plain.search("webhook retries idempotency", limit=3).hits}
     blended.close()
     plain.close()
 
 
-def test_recall_reinforces_what_it_returns_only_when_configured(service, tmp_path, extractor):
+def test_recall_reinforces_what_it_returns_only_when_configured(new_store, service, extractor):
     memory = service.store(WEBHOOK).id
     service.search("webhook")
     service.associate("webhook")
     assert service.open([memory]).memories[0].use_count == 0
-    reinforcing = make(tmp_path, extractor, "reinforce.db", decay={"reinforce_on_recall": True})
+    reinforcing = make(new_store, extractor, "reinforce.db", decay={"reinforce_on_recall": True})
     memory = reinforcing.store(WEBHOOK).id
     reinforcing.search("webhook")
     reinforcing.associate("webhook")
@@ -367,13 +369,13 @@ def test_metrics_persist_across_restarts_and_reset(settings, extractor):
     second.close()
 
 
-def test_saved_prompts_survive_an_export_import_round_trip(service, tmp_path, extractor):
+def test_saved_prompts_survive_an_export_import_round_trip(new_store, service, extractor):
     service.store(WEBHOOK, project="payments")
     prompt = "Why do webhook handlers need idempotency keys?"
     service.sessions.save_prompt(prompt, project="payments")
     stream = io.StringIO()
     service.export_jsonl(stream)
-    target = make(tmp_path, extractor, "target.db")
+    target = make(new_store, extractor, "target.db")
     report = target.import_jsonl(stream.getvalue().splitlines())
     assert report.added["prompts"] == 1
     prompts = target.sessions.timeline().timeline[0].prompts
@@ -384,10 +386,10 @@ def test_saved_prompts_survive_an_export_import_round_trip(service, tmp_path, ex
     target.close()
 
 
-def test_force_overrides_the_usage_criteria_but_never_promotes_an_outdated_version(tmp_path, extractor):
+def test_force_overrides_the_usage_criteria_but_never_promotes_an_outdated_version(new_store, tmp_path, extractor):
     vault = tmp_path / "vault"
     vault.mkdir()
-    service = make(tmp_path, extractor, lifecycle={"vault_path": str(vault)})
+    service = make(new_store, extractor, lifecycle={"vault_path": str(vault)})
     original = used_over_days(service, WEBHOOK, uses=5)
     newer = service.lifecycle.correct(original, ORDERS).created_id
     duplicate = service.store("Kafka consumers commit offsets after each processed batch").id

@@ -19,15 +19,20 @@ def damaged(service: MemoryService) -> MemoryService:
     service.store(ORDERS)
     assert len(service.repository.bm25("stripe", 5)) == 1
     with service.engine.connect() as outer:
-        # The pragma works only outside a transaction: set it on the driver connection first.
-        outer.connection.dbapi_connection.execute("PRAGMA foreign_keys=OFF")
+        sqlite = outer.dialect.name == "sqlite"
+        if sqlite:  # the pragma works only outside a transaction: set it on the driver connection first
+            outer.connection.dbapi_connection.execute("PRAGMA foreign_keys=OFF")
         _damage(outer, webhook)
-        outer.connection.dbapi_connection.execute("PRAGMA foreign_keys=ON")
+        if sqlite:
+            outer.connection.dbapi_connection.execute("PRAGMA foreign_keys=ON")
     return service
 
 
 def _damage(connection, webhook: str) -> None:
+    sqlite = connection.dialect.name == "sqlite"
     with connection.begin():
+        if not sqlite:  # PostgreSQL enforces foreign keys with triggers, which the replica role skips
+            connection.execute(text("SET LOCAL session_replication_role = replica"))
         for key, df in (("lonely", 0), ("Webhook", 1)):
             connection.execute(
                 text("INSERT INTO concept (key, kind, df, aliases) VALUES (:k, 'term', :df, '[]')"),
@@ -40,8 +45,8 @@ def _damage(connection, webhook: str) -> None:
             "VALUES ('rel_dangling', :id, 'mem_gone', 'supports', 1.0, '{}', 'judged', 0)"), {"id": webhook})
         connection.execute(text(
             "INSERT INTO relation (id, source_id, target_id, type, confidence, meta, status, created_at) "
-            "SELECT 'rel_odd', :id, id, 'replaces', 1.0, '{}', 'judged', 0 FROM memory WHERE id != :id"),
-            {"id": webhook})
+            "SELECT 'rel_odd', :source, id, 'replaces', 1.0, '{}', 'judged', 0 FROM memory WHERE id != :id"),
+            {"source": webhook, "id": webhook})
         connection.execute(text(
             "INSERT INTO memory (id, content, content_hash, kind, project_key, tags, entities, meta, "
             "created_at, last_used_at, use_count, strength, status, valid_from, concept_count) "
@@ -51,9 +56,10 @@ def _damage(connection, webhook: str) -> None:
         connection.execute(text(
             "INSERT INTO session (id, started_at, last_activity_at, timeout_s) "
             "VALUES ('ses_stale', 0, 1000, 60)"))
-        connection.execute(text(
-            "INSERT INTO memory_fts(memory_fts, rowid, content) SELECT 'delete', seq, content FROM memory "
-            "WHERE id = :id"), {"id": webhook})
+        if sqlite:  # an FTS5 index can lose a row; PostgreSQL's tsvector is a generated column of the row
+            connection.execute(text(
+                "INSERT INTO memory_fts(memory_fts, rowid, content) SELECT 'delete', seq, content FROM memory "
+                "WHERE id = :id"), {"id": webhook})
 
 
 def test_a_healthy_store_has_no_findings(service):
@@ -63,13 +69,13 @@ def test_a_healthy_store_has_no_findings(service):
     assert report.ok and report.findings == ()
 
 
-def test_lint_finds_every_kind_of_damage(damaged):
+def test_lint_finds_every_kind_of_damage(damaged, backend):
     report = damaged.lint.run()
     assert not report.ok and report.fixed == 0
     assert report.counts == {"projection_out_of_sync": report.counts["projection_out_of_sync"],
                              "orphan_concept": 1, "dangling_relation": 1, "unknown_relation_type": 1,
                              "memory_without_concepts": 1, "duplicate_concept": 1, "stale_session": 1,
-                             "fts_out_of_sync": 1}
+                             **({"fts_out_of_sync": 1} if backend == "sqlite" else {})}
     by_check = {f.check: f for f in report.findings}
     assert by_check["orphan_concept"].subject == "lonely"
     assert by_check["dangling_relation"].subject == "rel_dangling"
@@ -80,7 +86,8 @@ def test_lint_finds_every_kind_of_damage(damaged):
         forgotten = connection.execute(text("SELECT id FROM memory WHERE status = 'forgotten'")).scalar_one()
     out_of_sync = {f.subject: f.detail for f in report.findings if f.check == "projection_out_of_sync"}
     assert "counts" in out_of_sync and "status" in out_of_sync[forgotten]
-    assert damaged.repository.bm25("stripe", 5) == []
+    if backend == "sqlite":
+        assert damaged.repository.bm25("stripe", 5) == []
 
 
 def test_fix_repairs_the_safe_findings_and_leaves_the_rest_reported(damaged):

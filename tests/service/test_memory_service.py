@@ -243,13 +243,13 @@ def add_relation(service: MemoryService, source_id: str, target_id: str, relatio
             {"id": f"rel_{source_id[-6:]}", "source": source_id, "target": target_id, "type": relation_type})
 
 
-def test_relations_survive_export_and_import_with_their_type(service, extractor, tmp_path):
+def test_relations_survive_export_and_import_with_their_type(service, extractor, new_store):
     old = service.store("Sessions live in Redis with a one hour TTL")
     new = service.store("Sessions moved from Redis to signed JWT cookies")
     add_relation(service, new.id, old.id, "supersedes")
     exported = io.StringIO()
     service.export_jsonl(exported)
-    copy = MemoryService(Settings.load(db=str(tmp_path / "copy.db"), environ={}), extractor=extractor)
+    copy = MemoryService(Settings.load(db=new_store("copy.db"), environ={}), extractor=extractor)
     report = copy.import_jsonl(exported.getvalue().splitlines())
     assert report.added["relations"] == 1
     [relation] = copy.open([new.id]).relations

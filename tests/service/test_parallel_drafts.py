@@ -12,8 +12,8 @@ RECORDS = [{"content": f"Worker {n} retried the webhook for order {n % 7} and hi
                                                             "and hit HTTP 429 on `sync_1`", "project": "p1"}]
 
 
-def _stored(tmp_path, extractor, workers: int) -> tuple[list[tuple[bool, tuple[str, ...]]], dict]:
-    service = MemoryService(Settings.load(environ={}, db=str(tmp_path / f"w{workers}.db"), import_workers=workers),
+def _stored(new_store, extractor, workers: int) -> tuple[list[tuple[bool, tuple[str, ...]]], dict]:
+    service = MemoryService(Settings.load(environ={}, db=new_store(f"w{workers}.db"), import_workers=workers),
                             extractor=extractor)
     results = service.store_many(RECORDS, batch_size=16)
     counts = service.repository.counts()
@@ -23,9 +23,9 @@ def _stored(tmp_path, extractor, workers: int) -> tuple[list[tuple[bool, tuple[s
     return outcome, {"counts": counts, "hits": hits}
 
 
-def test_a_worker_drafted_import_equals_an_in_process_one(tmp_path, extractor, monkeypatch: pytest.MonkeyPatch):
+def test_a_worker_drafted_import_equals_an_in_process_one(new_store, extractor, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(parallel_drafts, "PARALLEL_THRESHOLD", 10)
-    in_process = _stored(tmp_path, extractor, workers=0)
-    with_worker = _stored(tmp_path, extractor, workers=1)
+    in_process = _stored(new_store, extractor, workers=0)
+    with_worker = _stored(new_store, extractor, workers=1)
     assert with_worker == in_process
     assert in_process[0][-1][0] is True  # the repeated record is a duplicate either way

@@ -48,11 +48,11 @@ def test_escapes_and_nul_bytes_are_refused_with_a_readable_error(tmp_path, relat
         write_confined(tmp_path, relative, "x")
 
 
-def test_promote_refuses_a_hard_linked_note_and_promotes_nothing(tmp_path, extractor):
+def test_promote_refuses_a_hard_linked_note_and_promotes_nothing(tmp_path, new_store, extractor):
     vault, outside = tmp_path / "vault", tmp_path / "passwd"
     vault.mkdir()
     outside.write_text("root:x:0:0")
-    service = make(tmp_path, extractor, lifecycle={"vault_path": str(vault)})
+    service = make(new_store, extractor, lifecycle={"vault_path": str(vault)})
     earned = used_over_days(service, WEBHOOK)
     preview = service.lifecycle.promote(dry_run=True, export=True).items[0]
     os.makedirs(os.path.dirname(preview.vault_path), exist_ok=True)
@@ -63,9 +63,9 @@ def test_promote_refuses_a_hard_linked_note_and_promotes_nothing(tmp_path, extra
     service.close()
 
 
-def test_a_nul_byte_in_the_folder_is_a_readable_error(tmp_path, extractor):
+def test_a_nul_byte_in_the_folder_is_a_readable_error(tmp_path, new_store, extractor):
     (tmp_path / "vault").mkdir()
-    service = make(tmp_path, extractor, lifecycle={"vault_path": str(tmp_path / "vault")})
+    service = make(new_store, extractor, lifecycle={"vault_path": str(tmp_path / "vault")})
     used_over_days(service, WEBHOOK)
     with pytest.raises(InvalidInput, match="folder must not contain a NUL"):
         service.lifecycle.promote(dry_run=False, export=True, folder="notes\x00evil")

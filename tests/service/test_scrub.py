@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 
 from graphmem.errors import InvalidInput, NotFound
 
@@ -17,8 +17,7 @@ HIDDEN = "<private reason='k'>kumquat</private>"
 def _database_text(service) -> str:
     """Every text cell of every table, for 'is it anywhere?' checks."""
     with service.engine.connect() as connection:
-        tables = [row[0] for row in connection.execute(text(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'memory_fts%'"))]
+        tables = [name for name in inspect(connection).get_table_names() if not name.startswith("memory_fts")]
         cells = [json.dumps([list(map(str, row)) for row in connection.execute(text(f'SELECT * FROM "{name}"'))])
                  for name in tables]
     return "\n".join(cells)

@@ -35,9 +35,9 @@ def test_stores_in_one_project_share_an_automatic_session_until_it_times_out(ser
     assert session_of(service, later) not in {session_of(service, first), None}
 
 
-def test_an_explicit_session_id_is_kept_and_auto_sessions_can_be_turned_off(service, tmp_path, extractor):
+def test_an_explicit_session_id_is_kept_and_auto_sessions_can_be_turned_off(service, new_store, extractor):
     assert session_of(service, service.store(WEBHOOK, session_id="mine").id) == "mine"
-    settings = Settings.load(db=str(tmp_path / "m.db"), environ={}, lifecycle={"auto_sessions": False})
+    settings = Settings.load(db=new_store("m.db"), environ={}, lifecycle={"auto_sessions": False})
     manual = MemoryService(settings, extractor=extractor)
     assert session_of(manual, manual.store(WEBHOOK).id) is None
     manual.close()

@@ -14,9 +14,10 @@ from graphmem.errors import StorageError
 from graphmem.settings import store_location
 from graphmem.store.engine import database_url, open_engine
 from graphmem.store.tables import SCHEMA_VERSION
-from tests.conftest import ORDERS, WEBHOOK
+from tests.conftest import ORDERS, WEBHOOK, indexed_documents
 
 
+@pytest.mark.sqlite_only("WAL is a property of the SQLite file")
 def test_the_default_sqlite_file_is_in_wal_mode(service, settings):
     with service.engine.connect() as connection:
         assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
@@ -45,6 +46,7 @@ def test_graphmem_db_takes_a_path_or_a_database_url(tmp_path):
     assert database_url(":memory:") == "sqlite://"
 
 
+@pytest.mark.sqlite_only("a SQLite file's folder")
 def test_a_path_in_a_missing_folder_is_an_error_naming_it_and_creates_nothing(tmp_path):
     db = tmp_path / "a" / "b" / "memory.db"
     with pytest.raises(StorageError, match=f"directory {tmp_path / 'a' / 'b'} does not exist"):
@@ -52,6 +54,7 @@ def test_a_path_in_a_missing_folder_is_an_error_naming_it_and_creates_nothing(tm
     assert not (tmp_path / "a").exists()
 
 
+@pytest.mark.sqlite_only("SQLite's in-memory database shared by threads (StaticPool)")
 @pytest.mark.parametrize("db", [":memory:", "sqlite:///:memory:"])
 def test_an_in_memory_store_is_one_database_for_every_thread(db, extractor):
     memory = MemoryService(Settings.load(db=db, environ={}), extractor=extractor)
@@ -72,7 +75,7 @@ def test_the_full_text_index_follows_every_insert(service):
     assert set(_bm25_ids(service, "idempotency")) == {first.id, second.id}
     service.store("  " + ORDERS.upper())  # a duplicate adds no row to the index
     with service.engine.connect() as connection:
-        indexed = connection.execute(text("SELECT count(*) FROM memory_fts")).scalar()
+        indexed = indexed_documents(connection)
         stored = connection.execute(text("SELECT count(*) FROM memory")).scalar()
     assert indexed == stored == 2
 

@@ -17,12 +17,13 @@ TEXTS = [WEBHOOK, ORDERS, "Redis holds the session storage for the web app",
 
 
 @pytest.fixture(autouse=True)
-def small_snapshots(monkeypatch):
+def small_snapshots(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # where a PostgreSQL store's snapshot goes
     monkeypatch.setattr(unit_of_work, "SNAPSHOT_MIN_MEMORIES", 1)
     monkeypatch.setattr(unit_of_work, "SNAPSHOT_EVERY", 1)
 
 
-def _open(db: Path, extractor) -> MemoryService:
+def _open(db: Path | str, extractor) -> MemoryService:
     return MemoryService(Settings.load(db=str(db), environ={}), extractor=extractor)
 
 
@@ -51,8 +52,8 @@ def _edges(projection) -> dict[tuple[str, str], float]:
             if w > 1e-12}
 
 
-def test_a_store_opened_from_its_snapshot_and_the_log_answers_like_a_fresh_load(tmp_path, extractor):
-    db = tmp_path / "memory.db"
+def test_a_store_opened_from_its_snapshot_and_the_log_answers_like_a_fresh_load(new_store, extractor):
+    db = new_store("memory.db")
     first = _open(db, extractor)
     ids = [first.store(text, project="p", tags=["t"]).id for text in TEXTS[:3]]
     first.relations.relate(ids[1], ids[0], "supports")
@@ -75,6 +76,7 @@ def test_a_store_opened_from_its_snapshot_and_the_log_answers_like_a_fresh_load(
         service.close()
 
 
+@pytest.mark.sqlite_only("deletes the store's files and creates another store at the same path")
 def test_a_snapshot_of_another_store_at_the_same_path_is_not_used(tmp_path, extractor):
     db = tmp_path / "memory.db"
     old = _open(db, extractor)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 WORD = "quokkafrobnicate"
@@ -19,6 +20,7 @@ def _old(service, content: str) -> str:
     return service.store_many([{"content": content, "created_at": created}])[0].id
 
 
+@pytest.mark.sqlite_only("reads the SQLite file's bytes (secure_delete, FTS5 segments)")
 def test_prune_delete_removes_text_index_terms_and_unused_concepts_from_the_file(service, settings):
     db = Path(settings.db)
     _old(service, f"The {WORD} service rotates keys nightly with zanzibarquux")

@@ -14,7 +14,7 @@ from sqlalchemy.exc import OperationalError
 from graphmem import MemoryService, Settings
 from graphmem.errors import InvalidInput, StorageError
 from graphmem.store import repository
-from tests.conftest import ORDERS, WEBHOOK
+from tests.conftest import ORDERS, WEBHOOK, indexed_documents
 from tests.strategies import content_spellings
 
 
@@ -22,7 +22,8 @@ def snapshot(service: MemoryService) -> dict[str, object]:
     """Everything a failed write must leave as it was: rows, the FTS index and the projection."""
     with service.engine.connect() as connection:
         tables = {name: connection.execute(text(f"SELECT count(*) FROM {name}")).scalar()
-                  for name in ("memory", "concept", "mention", "concept_edge", "relation", "memory_fts")}
+                  for name in ("memory", "concept", "mention", "concept_edge", "relation")}
+        tables["indexed"] = indexed_documents(connection)
         df_total = connection.execute(text("SELECT coalesce(sum(df), 0) FROM concept")).scalar()
         next_seq = connection.execute(text("SELECT coalesce(max(seq), 0) FROM memory")).scalar()
     projection = service.projection
@@ -64,9 +65,9 @@ def test_a_different_kind_does_not_make_the_same_content_new(service):
 
 
 @pytest.fixture(scope="module")
-def shared_service(extractor) -> Iterator[MemoryService]:
-    """One store for every hypothesis example; each example writes to a project of its own."""
-    memory = MemoryService(Settings.load(db=":memory:", environ={}), extractor=extractor)
+def shared_service(module_store, extractor) -> Iterator[MemoryService]:
+    """One store per backend for every hypothesis example; each example writes to a project of its own."""
+    memory = MemoryService(Settings.load(db=module_store("shared.db"), environ={}), extractor=extractor)
     yield memory
     memory.close()
 

@@ -23,8 +23,8 @@ def near_duplicates() -> list[frozenset[str]]:
 
 
 @pytest.fixture
-def sample(tmp_path, extractor) -> Iterator[MemoryService]:
-    service = MemoryService(Settings.load(db=str(tmp_path / "sample.db"), environ={}), extractor=extractor)
+def sample(new_store, extractor) -> Iterator[MemoryService]:
+    service = MemoryService(Settings.load(db=new_store("sample.db"), environ={}), extractor=extractor)
     service.store_many(sample_records())
     yield service
     service.close()

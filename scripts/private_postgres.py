@@ -1,0 +1,148 @@
+"""A private, throw-away PostgreSQL server started from the installed binaries (the tests and the evals).
+
+    with private_server() as server:          # initdb into a temp dir, start on a free loopback port
+        name = create_database(server)        # an empty database (or a copy of a template)
+        url = f"{server}/{name}"              # a GRAPHMEM_DB value
+    # stopped (immediate) and its directory deleted
+
+The binaries come from ``PATH`` or ``/usr/lib/postgresql/*/bin`` (the newest). PostgreSQL refuses to run as
+root, so as root the server runs as the ``postgres`` user (or ``nobody``) through ``runuser`` (or ``su``).
+Durability is off (``fsync``, ``full_page_writes``, ``synchronous_commit``): the data is thrown away.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shlex
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Connection, Engine
+
+__all__ = ["binaries", "create_database", "drop_database", "private_server"]
+
+
+def binaries() -> tuple[str, str] | None:
+    """``(initdb, pg_ctl)`` when both are installed, else ``None``."""
+    initdb, pg_ctl = _server_binary("initdb"), _server_binary("pg_ctl")
+    return (initdb, pg_ctl) if initdb and pg_ctl else None
+
+
+@contextmanager
+def private_server() -> Iterator[str]:
+    """Start a server; yield its admin URL (no database name); stop it and delete its files.
+
+    Raises ``RuntimeError`` when the binaries are missing or the server does not start.
+    """
+    found = binaries()
+    if found is None:
+        raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+    initdb, pg_ctl = found
+    root = Path(tempfile.mkdtemp(prefix="graphmem-pg-"))
+    try:
+        prefix = _as_unprivileged(root)
+        data, port = root / "data", _free_port()
+        created = _run(prefix, [initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-N", "-E", "UTF8",
+                                "--locale=C"])
+        if created.returncode != 0:
+            raise RuntimeError(f"initdb failed: {created.stderr}")
+        # Durability off: the data is thrown away, and fsync costs most of the start-up and CREATE DATABASE.
+        options = (f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off "
+                   "-c synchronous_commit=off")
+        log = root / "server.log"
+        started = _run(prefix, [pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "start"])
+        if started.returncode != 0:
+            raise RuntimeError(f"pg_ctl start failed: {started.stderr}"
+                               + (log.read_text(errors="replace") if log.exists() else ""))
+        url = f"postgresql+psycopg://postgres@127.0.0.1:{port}"
+        try:
+            yield url
+        finally:
+            admin = _ADMIN.pop(url, None)
+            if admin is not None:
+                admin.dispose()
+            _run(prefix, [pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"])
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def create_database(server: str, template: str | None = None) -> str:
+    """Create an empty database (or a copy of ``template``, which must have no open connection) on
+    ``server`` and return its name."""
+    name = f"gm_{uuid.uuid4().hex[:12]}"
+    copy = f' TEMPLATE "{template}"' if template else ""
+    with _admin(server) as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"{copy}'))
+    return name
+
+
+def drop_database(server: str, name: str) -> None:
+    """Drop a database, closing whatever connections are still open on it."""
+    with _admin(server) as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+_ADMIN: dict[str, Engine] = {}
+
+
+@contextmanager
+def _admin(server: str) -> Iterator[Connection]:
+    """An autocommit connection to the ``postgres`` database, pooled per server: a fresh database per
+    test must not also cost a fresh connection."""
+    engine = _ADMIN.get(server)
+    if engine is None:
+        engine = create_engine(f"{server}/postgres", isolation_level="AUTOCOMMIT")
+        _ADMIN[server] = engine
+    with engine.connect() as connection:
+        yield connection
+
+
+def _server_binary(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), key=_version, reverse=True)
+    return str(candidates[0]) if candidates else None
+
+
+def _version(path: Path) -> int:
+    folder = path.parents[1].name  # /usr/lib/postgresql/<version>/bin/<name>
+    return int(folder) if folder.isdigit() else 0
+
+
+def _as_unprivileged(root: Path) -> list[str]:
+    """A command prefix that drops root: initdb and postgres refuse to run as root."""
+    if os.geteuid() != 0:
+        return []
+    user = "postgres" if _user_exists("postgres") else "nobody"
+    shutil.chown(root, user=user)
+    if shutil.which("runuser"):
+        return ["runuser", "-u", user, "--"]
+    return ["su", user, "-s", "/bin/sh", "-c"]  # the caller joins the command into one argument
+
+
+def _user_exists(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+def _run(prefix: list[str], command: list[str]) -> subprocess.CompletedProcess[str]:
+    argv = [*prefix, shlex.join(command)] if prefix[:1] == ["su"] else [*prefix, *command]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
