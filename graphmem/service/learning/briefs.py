@@ -1,9 +1,11 @@
 """Project briefs (KiroGraph's watchmen): a counter of observations since the last brief, a status, an
 extractive synthesis written between graphmem's markers into agent instruction files, and a reset.
 
-Safety of the written files: every target is a relative path that must resolve inside the project
-root; a target that is a symlink or has other hard links is refused (writing through it would change
-a file outside the project or another name of it). Text outside the markers is left byte for byte.
+Safety of the written files: the root is an existing directory; every target is a relative path to a
+Markdown file (``.md``, ``.mdc``, ``.markdown``: a brief is Markdown, and no other kind of file, a shell
+profile say, can be made to carry one) that must resolve inside that root; a target that is a symlink or
+has other hard links is refused (writing through it would change a file outside the project or another
+name of it). Text outside the markers is left byte for byte.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ DEFAULT_TARGETS = ("AGENTS.md", "CLAUDE.md", ".kiro/steering/workspace.md")
 DEFAULT_THRESHOLD = 5  # KiroGraph's default
 START_MARKER = "<!-- graphmem:brief:start -->"
 END_MARKER = "<!-- graphmem:brief:end -->"
+_MARKDOWN = (".md", ".mdc", ".markdown")
 _SECTIONS = (("Decisions", ("decision",)), ("Known errors and fixes", ("error", "solution")),
              ("Recurring patterns", ("pattern",)), ("Architecture notes", ("architecture",)))
 _PER_SECTION = 12
@@ -78,6 +81,8 @@ class BriefService:
         lines = self.lines(project)
         markdown = render(lines, project)
         base = Path(root).resolve()
+        if not base.is_dir():
+            raise InvalidInput(f"root {str(root)[:100]!r} is not an existing directory")
         paths = [_confined(base, target) for target in status.targets]
         for path in paths:
             _write_between_markers(path, markdown)
@@ -120,7 +125,9 @@ def render(lines: Sequence[BriefLine], project: str | None) -> str:
 
 def _relative(target: str) -> str:
     if not isinstance(target, str) or not target.strip() or Path(target).is_absolute() or ".." in Path(target).parts:
-        raise InvalidInput(f"target {target!r} must be a relative path inside the project root")
+        raise InvalidInput(f"target {target[:100]!r} must be a relative path inside the project root")
+    if Path(target).suffix.lower() not in _MARKDOWN:
+        raise InvalidInput(f"target {target[:100]!r} is not a Markdown file ({', '.join(_MARKDOWN)})")
     return target
 
 

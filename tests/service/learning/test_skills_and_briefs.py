@@ -7,7 +7,7 @@ import os
 import pytest
 
 from graphmem.errors import InvalidInput
-from graphmem.service.learning.briefs import END_MARKER, START_MARKER
+from graphmem.service.learning.briefs import DEFAULT_TARGETS, END_MARKER, START_MARKER
 
 DEPLOY = [
     "Run `npm run build:worker` before `kubectl rollout restart deploy/worker` or the old bundle ships.",
@@ -67,6 +67,21 @@ def test_brief_counter_status_synthesize_between_markers_and_reset(service, tmp_
     assert (tmp_path / ".kiro/steering/workspace.md").exists()
     briefs.synthesize(tmp_path, "infra", force=True)
     assert (tmp_path / "AGENTS.md").read_text(encoding="utf-8").count(START_MARKER) == 1
+
+
+def test_brief_targets_are_markdown_files_in_an_existing_root(service, tmp_path):
+    briefs = service.learning.briefs
+    for target in (".bashrc", ".ssh/authorized_keys", "notes.txt", "AGENTS"):
+        with pytest.raises(InvalidInput, match="not a Markdown file"):
+            briefs.configure(targets=[target])
+    assert briefs.status().targets == DEFAULT_TARGETS  # a refused configuration changes nothing
+    briefs.configure(targets=["docs/AGENTS.md", ".cursor/rules/memory.mdc"])
+    missing = tmp_path / "no-such-project"
+    with pytest.raises(InvalidInput, match="not an existing directory"):
+        briefs.synthesize(missing, force=True)
+    assert not missing.exists()
+    written = briefs.synthesize(tmp_path, force=True)
+    assert written.written == ("docs/AGENTS.md", ".cursor/rules/memory.mdc")
 
 
 def test_brief_targets_stay_inside_the_root_and_never_follow_links(service, tmp_path):
