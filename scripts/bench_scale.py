@@ -29,7 +29,6 @@ import json
 import os
 import random
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,7 @@ sys.path.insert(0, str(_HERE))
 
 import conversation_synthetic  # noqa: E402
 import synthetic  # noqa: E402
+from retrieval_eval.scaling import p50_p95  # noqa: E402
 
 __all__ = ["format_scale_table", "projection_bytes", "run_scale"]
 
@@ -111,17 +111,8 @@ def projection_bytes(projection: Any) -> dict[str, int]:
 
 
 def _timed(fn: Callable[[str], Any], queries: list[str]) -> dict[str, float]:
-    for query in queries[:5]:
-        fn(query)
-    wall, cpu = [], []
-    for query in queries:
-        start, start_cpu = time.perf_counter(), time.process_time()
-        fn(query)
-        wall.append((time.perf_counter() - start) * 1000)
-        cpu.append((time.process_time() - start_cpu) * 1000)
-    wall.sort()
-    return {"p50": statistics.median(wall), "p95": wall[min(len(wall) - 1, int(0.95 * len(wall)))],
-            "cpu_p50": statistics.median(cpu)}
+    p50, p95, cpu_p50 = p50_p95(fn, queries)  # the same timing loop as the project-scaling bench
+    return {"p50": p50, "p95": p95, "cpu_p50": cpu_p50}
 
 
 def measure(db: str, queries: list[str]) -> dict[str, Any]:

@@ -21,10 +21,10 @@ from typing import Any
 
 from .conversational import load_conversations
 
-__all__ = ["project_scaling_section"]
+__all__ = ["p50_p95", "project_scaling_section"]
 
 
-def _p50_p95(fn: Callable[[Any], Any], items: list[Any]) -> tuple[float, float, float]:
+def p50_p95(fn: Callable[[Any], Any], items: list[Any]) -> tuple[float, float, float]:
     """Wall p50 and p95 and CPU p50 (ms): on a shared machine the CPU time is the steadier figure."""
     for item in items[:5]:
         fn(item)
@@ -60,15 +60,15 @@ def project_scaling_section(projects: tuple[int, ...] = (1, 5, 50), queries: int
                 service.store_many([{"content": t.text, "project": name} for t in turns])
                 stored += 1
             memories = service.uow.fresh().memory_count
-            search = _p50_p95(lambda q: service.search(q, project=target, limit=10), asked)
-            associate = _p50_p95(lambda q: service.associate(q, project=target, max_results=10), asked)
+            search = p50_p95(lambda q: service.search(q, project=target, limit=10), asked)
+            associate = p50_p95(lambda q: service.associate(q, project=target, max_results=10), asked)
             projection = service.uow.fresh()
             mask = projection.visible(service._view(target, None, None, None, False), service.clock.now_ms())
             allowed = projection.col("seq")[mask].tolist()  # the project's rows, as graphmem's keyword leg passes them
             # The keyword leg's match: scoped to the project's token (the index's scope column), and, for
             # comparison, the same ranking with the project's rows as a filter on an unscoped match.
-            bm25 = _p50_p95(lambda q, rows=allowed: service.repository.bm25(q, 10, rows, project=target), asked)
-            unscoped = _p50_p95(lambda q, rows=allowed: service.repository.bm25(q, 10, rows), asked)
+            bm25 = p50_p95(lambda q, rows=allowed: service.repository.bm25(q, 10, rows, project=target), asked)
+            unscoped = p50_p95(lambda q, rows=allowed: service.repository.bm25(q, 10, rows), asked)
             rows.append((size, memories, search, associate, bm25, unscoped))
         service.close()
     lines = [f"Project scaling: one store grows to {projects[-1]} conversation-like projects; "
