@@ -19,7 +19,7 @@ from graphmem.service.clock import Clock
 from graphmem.service.learning.results import BriefLine, BriefResult, BriefStatus
 from graphmem.service.learning.skills import SkillService
 from graphmem.service.unit_of_work import UnitOfWork
-from graphmem.service.validation import check_count
+from graphmem.service.validation import check_count, quote
 from graphmem.store import learning_store, session_store
 from graphmem.store.tables import BriefStateRow
 
@@ -82,7 +82,7 @@ class BriefService:
         markdown = render(lines, project)
         base = Path(root).resolve()
         if not base.is_dir():
-            raise InvalidInput(f"root {str(root)[:100]!r} is not an existing directory")
+            raise InvalidInput(f"root {quote(str(root))} is not an existing directory")
         paths = [_confined(base, target) for target in status.targets]
         for path in paths:
             _write_between_markers(path, markdown)
@@ -125,9 +125,9 @@ def render(lines: Sequence[BriefLine], project: str | None) -> str:
 
 def _relative(target: str) -> str:
     if not isinstance(target, str) or not target.strip() or Path(target).is_absolute() or ".." in Path(target).parts:
-        raise InvalidInput(f"target {target[:100]!r} must be a relative path inside the project root")
+        raise InvalidInput(f"target {quote(target)} must be a relative path inside the project root")
     if Path(target).suffix.lower() not in _MARKDOWN:
-        raise InvalidInput(f"target {target[:100]!r} is not a Markdown file ({', '.join(_MARKDOWN)})")
+        raise InvalidInput(f"target {quote(target)} is not a Markdown file ({', '.join(_MARKDOWN)})")
     return target
 
 
