@@ -6,7 +6,6 @@ leaves the store unchanged. Methods return core values or small frozen records, 
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -14,16 +13,15 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, insert
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from graphmem.core.values import Memory, Relation
 from graphmem.errors import StorageError
+from graphmem.store import bulk, fulltext
 from graphmem.store import engine as engine_options
-from graphmem.store import fulltext
 from graphmem.store.convert import memory_from_row, relation_from_row
 from graphmem.store.engine import WRITE_OPTION
 from graphmem.store.tables import ConceptEdgeRow, ConceptRow, MemoryRow, MentionRow, RelationRow, SessionRow
@@ -222,12 +220,11 @@ def insert_memories(session: Session, drafts: Sequence[MemoryDraft]) -> StoredBa
     fresh = _split_duplicates(session, drafts, batch)
     if not fresh:
         return batch
-    # Core inserts on the connection: the ORM bulk path spent most of an import in per-row
-    # bookkeeping we do not need (profiled: 7 s of 16 s of repository time per 2,500 rows).
-    inserted = session.connection().execute(
-        insert(MemoryRow.__table__).returning(MemoryRow.__table__.c.seq, MemoryRow.__table__.c.id),
-        [draft.row for draft in fresh],
-    ).all()
+    # Bulk statements on the connection (graphmem/store/bulk.py): the ORM bulk path spent most of an
+    # import in per-row bookkeeping we do not need (profiled: 7 s of 16 s of repository time per 2,500 rows).
+    columns = bulk.MEMORY_INSERT.columns
+    inserted = bulk.run(session.connection(), bulk.MEMORY_INSERT,
+                        [tuple(draft.row[name] for name in columns) for draft in fresh])
     seq_of = {memory_id: seq for seq, memory_id in inserted}
     concepts = _upsert_concepts(session, fresh)
     batch.concepts = concepts
@@ -271,32 +268,9 @@ def _upsert_concepts(session: Session, drafts: Sequence[MemoryDraft]) -> dict[st
         for key, kind, _, _ in draft.mentions:
             kinds.setdefault(key, kind)
             df_increment[key] = df_increment.get(key, 0) + 1
-    if not kinds:  # no concept in any draft ("!!!"): an empty executemany is an error
-        return {}
-    rows = session.connection().execute(_upsert(_dialect(session), "concept"), [
-        {"key": key, "kind": kinds[key], "df": df_increment[key], "aliases": []} for key in sorted(kinds)])
+    rows = bulk.run(session.connection(), bulk.CONCEPT_UPSERT,
+                    [(key, kinds[key], df_increment[key], []) for key in sorted(kinds)])
     return {key: ConceptRecord(seq, key, kind, df) for seq, key, kind, df in rows}
-
-
-def _dialect(session: Session) -> str:
-    return session.get_bind().dialect.name
-
-
-@functools.cache
-def _upsert(dialect: str, table_name: str) -> Any:
-    """The hot path's upserts, built once per dialect (building one cost more than running it)."""
-    insert_for = sqlite.insert if dialect == "sqlite" else postgresql.insert
-    if table_name == "concept":
-        concepts = ConceptRow.__table__
-        statement = insert_for(concepts)
-        return statement.on_conflict_do_update(
-            index_elements=["key"], set_={"df": concepts.c.df + statement.excluded.df},
-        ).returning(concepts.c.seq, concepts.c.key, concepts.c.kind, concepts.c.df)
-    edges = ConceptEdgeRow.__table__
-    statement = insert_for(edges)
-    return statement.on_conflict_do_update(
-        index_elements=["a_seq", "b_seq"], set_={"count": edges.c.count + statement.excluded.count}
-    ).returning(edges.c.a_seq, edges.c.b_seq, edges.c.count)
 
 
 def _insert_mentions(session: Session, drafts: Sequence[MemoryDraft], seq_of: dict[str, int],
@@ -307,9 +281,7 @@ def _insert_mentions(session: Session, drafts: Sequence[MemoryDraft], seq_of: di
         for key, _, weight, count in draft.mentions:
             rows.append((memory_seq, concepts[key].seq, weight, count))
     batch.mentions = [row[:3] for row in rows]
-    if rows:
-        _executemany(session, "INSERT INTO mention (memory_seq, concept_seq, weight, count) "
-                              "VALUES ({p}, {p}, {p}, {p})", rows)
+    bulk.run(session.connection(), bulk.MENTION_INSERT, rows)
 
 
 def _add_cooccurrences(session: Session, drafts: Sequence[MemoryDraft],
@@ -319,13 +291,10 @@ def _add_cooccurrences(session: Session, drafts: Sequence[MemoryDraft],
         for key_a, key_b, count in draft.cooccurrences:
             a, b = sorted((concepts[key_a].seq, concepts[key_b].seq))
             increments[(a, b)] = increments.get((a, b), 0) + count
-    if not increments:
-        return
     # RETURNING gives each pair's count after the upsert, so the count before is after minus the
     # increment: no read of the edge table (selecting every edge of a hub concept fetched 1.5M rows
     # per 500 observations at 100k memories).
-    after = session.connection().execute(_upsert(_dialect(session), "concept_edge"), [
-        {"a_seq": a, "b_seq": b, "count": n} for (a, b), n in increments.items()]).all()
+    after = bulk.run(session.connection(), bulk.EDGE_UPSERT, [(a, b, n) for (a, b), n in increments.items()])
     batch.edge_counts = [(a, b, total - increments[(a, b)], total) for a, b, total in after]
 
 
@@ -354,17 +323,6 @@ def _is_lock_timeout(error: OperationalError) -> bool:
 
 def _database_error(error: SQLAlchemyError) -> str:
     return f"database error, nothing was written: {error.__class__.__name__}: {str(error).splitlines()[0]}"
-
-
-def _executemany(session: Session, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:
-    """A plain DB-API executemany for the hot bulk statements.
-
-    SQLAlchemy's per-row parameter processing cost ~20 µs a row, which made mention inserts the
-    largest share of a bulk import; the driver's own executemany is several times faster.
-    """
-    connection = session.connection()
-    marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    connection.exec_driver_sql(sql.format(p=marker), list(rows))
 
 
 _HIT_COLUMNS = "seq, id, kind, content, project, created_at, topic_key, tags"
