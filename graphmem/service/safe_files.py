@@ -20,6 +20,7 @@ import stat
 from pathlib import Path, PurePath
 
 from graphmem.errors import InvalidInput, StorageError
+from graphmem.service.validation import quote
 
 __all__ = ["check_path_text", "write_confined"]
 
@@ -60,9 +61,9 @@ def _relative_parts(relative: str) -> tuple[str, ...]:
     check_path_text("path", relative)
     path = PurePath(relative)
     if path.is_absolute() or not path.parts:
-        raise InvalidInput(f"path {relative[:100]!r} must be relative to the root")
+        raise InvalidInput(f"path {quote(relative)} must be relative to the root")
     if any(part in {"..", ""} for part in path.parts):
-        raise InvalidInput(f"path {relative[:100]!r} must not contain '..'")
+        raise InvalidInput(f"path {quote(relative)} must not contain '..'")
     return tuple(part for part in path.parts if part != ".")
 
 

@@ -18,6 +18,7 @@ from graphmem.errors import InvalidInput
 from graphmem.service.clock import Clock
 from graphmem.service.learning.results import BriefLine, BriefResult, BriefStatus
 from graphmem.service.learning.skills import SkillService
+from graphmem.service.safe_files import write_confined
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, quote
 from graphmem.store import learning_store, session_store
@@ -83,9 +84,9 @@ class BriefService:
         base = Path(root).resolve()
         if not base.is_dir():
             raise InvalidInput(f"root {quote(str(root))} is not an existing directory")
-        paths = [_confined(base, target) for target in status.targets]
-        for path in paths:
-            _write_between_markers(path, markdown)
+        paths = [_confined(base, target) for target in status.targets]  # every target checked before any write
+        for target, path in zip(status.targets, paths, strict=True):
+            write_confined(base, target, _between_markers(path, markdown))
         after = self.reset(project)
         return BriefResult(project, lines, tuple(str(p.relative_to(base)) for p in paths), markdown, after,
                            message=f"brief of {len(lines)} lines written to {len(paths)} file(s)")
@@ -139,11 +140,12 @@ def _confined(base: Path, target: str) -> Path:
     if path.exists() and path.stat().st_nlink > 1:
         raise InvalidInput(f"refusing to write a file with other hard links: {target}")
     if not path.resolve().is_relative_to(base):
-        raise InvalidInput(f"target {target!r} resolves outside the project root")
+        raise InvalidInput(f"target {quote(target)} resolves outside the project root")
     return path
 
 
-def _write_between_markers(path: Path, markdown: str) -> None:
+def _between_markers(path: Path, markdown: str) -> str:
+    """The file's text with the brief block replaced (or appended); the write is ``write_confined``'s."""
     block = f"{START_MARKER}\n{markdown}\n{END_MARKER}"
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     start, end = text.find(START_MARKER), text.find(END_MARKER)
@@ -151,5 +153,4 @@ def _write_between_markers(path: Path, markdown: str) -> None:
         updated = text[:start] + block + text[end + len(END_MARKER):]
     else:
         updated = text + ("\n\n" if text and not text.endswith("\n\n") else "") + block + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(updated, encoding="utf-8")
+    return updated
