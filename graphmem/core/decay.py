@@ -190,7 +190,8 @@ def promotion_failures(score: float, use_count: int, hours_since_use: float, use
     """
     failures = []
     if use_count < criteria.min_uses:
-        failures.append(f"used {use_count} times; needs at least {criteria.min_uses}")
+        times = "time" if use_count == 1 else "times"
+        failures.append(f"used {use_count} {times}; needs at least {criteria.min_uses}")
     if hours_since_use > criteria.window_days * 24.0:
         failures.append(f"last used {hours_since_use / 24.0:.1f} days ago; "
                         f"window is {criteria.window_days:g} days")
