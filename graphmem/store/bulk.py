@@ -1,10 +1,11 @@
 """Bulk inserts and upserts for the write path's hot tables: one statement for many rows.
 
 SQLAlchemy's executemany with RETURNING ("insertmanyvalues") renders a statement with one placeholder per
-value and processes every row's parameters in Python. Profiled on a bulk import: on PostgreSQL, psycopg
-re-parsed those statement texts on every call (too long for its query cache), a third of the writer's
-time; on SQLite, the per-row parameter work was about a fifth. Here PostgreSQL gets each column as one
-array parameter and ``unnest``s it, and SQLite gets multi-row ``VALUES`` pages bound by the driver in C.
+value and processes every row's parameters in Python. Profiled on a bulk import into PostgreSQL, psycopg
+re-parsed those statement texts on every call (too long for its query cache): a third of the writer's
+time. Here PostgreSQL gets each column as one array parameter and ``unnest``s it (writer CPU per
+observation down to a third, docs/benchmarks.md), and SQLite gets multi-row ``VALUES`` pages bound by the
+driver in C (no measurable change there: SQLite's own page and FTS5 work is most of its writer's time).
 The statements are built once per (dialect, statement, page size).
 """
 
@@ -82,7 +83,7 @@ def run(connection: Connection, statement: BulkStatement, rows: Sequence[tuple[A
     if not rows:
         return []
     if "json" in statement.pg_types:  # serialized as SQLAlchemy's JSON type does (json.dumps)
-        at = [i for i, kind in enumerate(statement.pg_types) if kind == "json"]
+        at = {i for i, kind in enumerate(statement.pg_types) if kind == "json"}
         rows = [tuple(json.dumps(value) if i in at else value for i, value in enumerate(row)) for row in rows]
     if connection.dialect.name == "postgresql":
         columns = [list(column) for column in zip(*rows, strict=True)]
