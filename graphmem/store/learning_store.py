@@ -23,6 +23,7 @@ from graphmem.store.tables import BriefStateRow, MemoryRow, RelationRow, SkillRo
 
 __all__ = [
     "ConceptMatrix",
+    "SkillRecord",
     "add_skill_version",
     "brief_state",
     "concept_matrix",
@@ -35,6 +36,7 @@ __all__ = [
     "rows_matrix",
     "save_brief_state",
     "skill_by_name",
+    "skill_records",
     "skill_versions",
     "upgrade_learning",
 ]
@@ -147,6 +149,31 @@ def list_skills(session: Session, *, project: str | None, statuses: Sequence[str
     if statuses:
         query = query.where(col(SkillRow.status).in_(list(statuses)))
     return list(session.exec(query))
+
+
+@dataclass(frozen=True, slots=True)
+class SkillRecord:
+    """A skill's current version as readers see it: a value, so it outlives the session that read it."""
+
+    id: str
+    name: str
+    project: str | None
+    trigger: str
+    steps: tuple[str, ...]
+    source_ids: tuple[str, ...]
+    status: str
+    version: int
+    successes: int
+    failures: int
+
+
+def skill_records(session: Session, *, project: str | None, statuses: Sequence[str],
+                  limit: int = 100) -> list[SkillRecord]:
+    """:func:`list_skills` as values (recall scores them after its session has closed)."""
+    return [SkillRecord(id=row.id, name=row.name, project=row.project, trigger=row.trigger, steps=tuple(row.steps),
+                        source_ids=tuple(row.source_ids), status=row.status, version=row.version,
+                        successes=row.successes, failures=row.failures)
+            for row in list_skills(session, project=project, statuses=statuses, limit=limit)]
 
 
 def add_skill_version(session: Session, skill: SkillRow, audit: dict[str, Any]) -> SkillVersionRow:

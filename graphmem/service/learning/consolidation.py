@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphmem.core.consolidation import merge_statements
+from graphmem.core.time import from_ms
 from graphmem.core.values import Memory
 from graphmem.errors import ConflictError, InvalidInput, NotFound
 from graphmem.ids import new_id
@@ -20,11 +21,10 @@ from graphmem.service.clock import Clock
 from graphmem.service.learning.clusters import ClusterService
 from graphmem.service.learning.results import ConsolidationPreview, ConsolidationResult
 from graphmem.service.memories.drafts import Observation, build_drafts
-from graphmem.service.relations.effects import RelationEffects, record_effects
+from graphmem.service.memories.relation_effects import RelationEffects, record_effects
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_choice, check_range
 from graphmem.store import learning_store, lifecycle_store, relation_store
-from graphmem.store.convert import from_ms
 from graphmem.store.repository import insert_memories
 
 __all__ = ["AUTO_COHESION", "ConsolidationService"]

@@ -16,6 +16,7 @@ import numpy as np
 
 from graphmem.core import clustering
 from graphmem.core.consolidation import split_statements
+from graphmem.core.time import from_ms
 from graphmem.core.values import OUTCOMES
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.ids import new_id
@@ -26,7 +27,6 @@ from graphmem.service.memories.writes import MemoryWrites
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_choice, check_count, check_text
 from graphmem.store import learning_store
-from graphmem.store.convert import from_ms
 from graphmem.store.tables import SkillRow
 
 __all__ = ["RELATED_SIMILARITY", "SKILL_THRESHOLD", "SkillService"]

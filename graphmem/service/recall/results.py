@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from graphmem.service.learning.results import SkillHit
+from graphmem.service.recall.skills import SkillHit
 
 __all__ = [
     "AssociateResult",
@@ -87,6 +88,8 @@ class AssociateResult:
     composition: CompositionResult | None = None
     mode: str = "recall"
     skills: tuple[SkillHit, ...] = ()  # with include=skills|all (service.learning.recall)
+    # memory id → what to know before trusting it (superseded, contradicted, pending), for every memory shown
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,7 @@ class SearchResult:
     limit: int
     unmatched_concepts: tuple[str, ...] = ()
     skills: tuple[SkillHit, ...] = ()  # with include=skills|all (service.learning.recall)
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # hit id → notes (recall/notes.py)
 
 
 @dataclass(frozen=True, slots=True)
