@@ -53,7 +53,9 @@ SkillDetail = Annotated[Literal["name_only", "summary", "full"], Field(descripti
 
 
 def search_out(service: MemoryService, result: SearchResult, detail: str) -> SearchOut:
-    """The search result as the tool returns it (``service`` is kept for the dialects that call this)."""
+    """The search result as the tool returns it, with the notes the recall service read (``notes=True``;
+    a result asked without them, from a dialect, gets them from the service here)."""
+    result = service.recall_service.with_notes(result)
     hits = []
     for hit in result.hits:
         out = SearchHitOut.model_validate(hit)
@@ -70,6 +72,7 @@ def search_out(service: MemoryService, result: SearchResult, detail: str) -> Sea
 def associate_out(service: MemoryService, result: AssociateResult, detail: str) -> AssociateOut:
     """The associate result; in composition mode ``memories`` holds the sources (once, in plan order) and
     the composition names them by id."""
+    result = service.recall_service.with_notes(result)
     memories = list(result.memories)
     if result.composition is not None:
         memories = list(result.composition.sources)
@@ -123,7 +126,7 @@ def memory_search(
     with tool_errors():
         result = service.search(query, project, kind, tags, limit, offset, as_of, include_superseded,
                                 outcome=outcome, task_type=task_type, tools_used=tools_used, include=include,
-                                skill_detail=skill_detail)
+                                skill_detail=skill_detail, notes=True)
     return reply(search_out(service, result, detail))
 
 
@@ -153,7 +156,7 @@ def memory_associate(
         result = service.associate(query, mode, project, max_results, min_coverage, as_of=as_of,
                                    include_superseded=include_superseded, outcome=outcome,
                                    task_type=task_type, tools_used=tools_used, include=include,
-                                   skill_detail=skill_detail)
+                                   skill_detail=skill_detail, notes=True)
     return reply(associate_out(service, result, detail))
 
 

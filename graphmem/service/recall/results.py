@@ -14,6 +14,8 @@ __all__ = [
     "ConflictReport",
     "GraphView",
     "MemoryHit",
+    "NotedAssociateResult",
+    "NotedSearchResult",
     "PlanStepResult",
     "SearchHit",
     "SearchResult",
@@ -88,8 +90,6 @@ class AssociateResult:
     composition: CompositionResult | None = None
     mode: str = "recall"
     skills: tuple[SkillHit, ...] = ()  # with include=skills|all (service.learning.recall)
-    # memory id → what to know before trusting it (superseded, contradicted, pending), for every memory shown
-    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +119,21 @@ class SearchResult:
     limit: int
     unmatched_concepts: tuple[str, ...] = ()
     skills: tuple[SkillHit, ...] = ()  # with include=skills|all (service.learning.recall)
+
+
+@dataclass(frozen=True, slots=True)
+class NotedSearchResult(SearchResult):
+    """A search answer with its notes, for callers that show them (the MCP tools); the CLI and the Python
+    API ask for none, so their output keeps its shape."""
+
     notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # hit id → notes (recall/notes.py)
+
+
+@dataclass(frozen=True, slots=True)
+class NotedAssociateResult(AssociateResult):
+    """An associate answer with the notes of every memory it shows (the sources, in composition mode)."""
+
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,9 @@ One owner per read: the query and its filters are checked here, the :class:`Reca
 (keywords fused with activation, the bridge, conversation turns), the decay blends review candidates
 into a search page and marks each hit (:mod:`~graphmem.service.recall.review_blend`), composition
 picks the fewest covering sources (:mod:`~graphmem.service.recall.compose`), skills the query names are
-added (:mod:`~graphmem.service.recall.skills`), and every memory shown carries its notes
-(:mod:`~graphmem.service.recall.notes`).
+added (:mod:`~graphmem.service.recall.skills`), and, for callers that show them (``notes=True``: the
+MCP tools), every memory shown carries its notes (:mod:`~graphmem.service.recall.notes`), read in the
+same call.
 
 A read never writes: reinforcing what recall returned (``decay.reinforce_on_recall``) is a separate
 step the facade runs after the answer (``LifecycleService.after_recall``).
@@ -13,8 +14,9 @@ step the facade runs after the answer (``LifecycleService.after_recall``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 from graphmem.core.time import to_ms
 from graphmem.service.clock import Clock
@@ -23,7 +25,15 @@ from graphmem.service.recall.compose import build_composition
 from graphmem.service.recall.decay_weights import decay_params
 from graphmem.service.recall.engine import Activation, RecallEngine
 from graphmem.service.recall.notes import recall_notes
-from graphmem.service.recall.results import AssociateResult, CompositionResult, MemoryHit, SearchHit, SearchResult
+from graphmem.service.recall.results import (
+    AssociateResult,
+    CompositionResult,
+    MemoryHit,
+    NotedAssociateResult,
+    NotedSearchResult,
+    SearchHit,
+    SearchResult,
+)
 from graphmem.service.recall.review_blend import annotate, review_page
 from graphmem.service.recall.skills import SkillHit, SkillRecall, wants
 from graphmem.service.unit_of_work import UnitOfWork
@@ -58,8 +68,9 @@ class RecallService:
     def search(self, query: str, project: str | None = None, kind: str | None = None,
                tags: Sequence[str] | None = None, limit: int = 10, offset: int = 0, as_of: Any = None,
                include_superseded: bool = False, *, learned: LearnFilter | None = None,
-               include: str = "memories", skill_detail: str = "summary") -> SearchResult:
-        """Keywords fused with activation, a page of hits with their lifecycle fields, notes and skills."""
+               include: str = "memories", skill_detail: str = "summary", notes: bool = False) -> SearchResult:
+        """Keywords fused with activation, a page of hits with their lifecycle fields and skills (and with
+        ``notes`` a :class:`NotedSearchResult`)."""
         query = self.check_query(query)
         limit = check_count("limit", limit, 1, self.settings.limits.max_results)
         offset = check_count("offset", offset, 0, 100_000)
@@ -67,22 +78,24 @@ class RecallService:
         memories_wanted, skills_wanted = wants(include)
         matched = self.skills.match(query, project, detail=skill_detail) if skills_wanted else ()
         if not memories_wanted:
-            return SearchResult(query=query, hits=(), total_candidates=0, offset=offset, limit=limit, skills=matched)
+            empty = SearchResult(query=query, hits=(), total_candidates=0, offset=offset, limit=limit, skills=matched)
+            return self.with_notes(empty) if notes else empty
         self.uow.fresh()
         now = self.clock.now_ms()
         fused, activation = self.engine.fused_ranking(query, view, now, offset + limit)
         page = review_page(self.uow.projection, self.settings.decay, fused, offset, limit, now)
         hits = annotate(self.uow.projection, self.settings.decay, self.decay, self._search_hits(activation, page),
                         now)
-        return SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
-                            unmatched_concepts=activation.unmatched, skills=matched,
-                            notes=self._notes([hit.id for hit in hits]))
+        result = SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
+                              unmatched_concepts=activation.unmatched, skills=matched)
+        return self.with_notes(result) if notes else result
 
     def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
                   min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
                   include_superseded: bool = False, *, learned: LearnFilter | None = None,
-                  include: str = "memories", skill_detail: str = "summary") -> AssociateResult:
-        """Spreading activation (``recall``), or the fewest memories covering the query (``composition``)."""
+                  include: str = "memories", skill_detail: str = "summary", notes: bool = False) -> AssociateResult:
+        """Spreading activation (``recall``), or the fewest memories covering the query (``composition``);
+        ``notes`` as in :meth:`search`."""
         query = self.check_query(query)
         check_choice("mode", mode, ("recall", "composition"))
         max_results = check_count("max_results", max_results, 1, self.settings.limits.max_results)
@@ -91,10 +104,26 @@ class RecallService:
         memories_wanted, skills_wanted = wants(include)
         matched = self.skills.match(query, project, detail=skill_detail) if skills_wanted else ()
         if not memories_wanted:
-            return AssociateResult(query_concepts=(), seed_nodes=(), unmatched_concepts=(), activated_count=0,
-                                   memories=(), mode=mode, skills=matched)
-        self.uow.fresh()
-        return self._associated(query, mode, view, max_results, min_coverage, matched)
+            result = AssociateResult(query_concepts=(), seed_nodes=(), unmatched_concepts=(), activated_count=0,
+                                     memories=(), mode=mode, skills=matched)
+        else:
+            self.uow.fresh()
+            result = self._associated(query, mode, view, max_results, min_coverage, matched)
+        return self.with_notes(result) if notes else result
+
+    @overload
+    def with_notes(self, result: SearchResult) -> NotedSearchResult: ...
+    @overload
+    def with_notes(self, result: AssociateResult) -> NotedAssociateResult: ...
+
+    def with_notes(self, result: SearchResult | AssociateResult) -> NotedSearchResult | NotedAssociateResult:
+        """``result`` with the notes of every memory it shows (unchanged when it already has them)."""
+        if isinstance(result, NotedSearchResult | NotedAssociateResult):
+            return result
+        if isinstance(result, SearchResult):
+            return NotedSearchResult(**_fields(result), notes=self._notes([hit.id for hit in result.hits]))
+        return NotedAssociateResult(**_fields(result), notes=self._notes(_shown(result.memories,
+                                                                                result.composition)))
 
     def view(self, project: str | None, kind: str | None, tags: Sequence[str] | None, as_of: Any,
              include_superseded: bool, learned: LearnFilter | None = None) -> VisibilityFilter:
@@ -136,11 +165,14 @@ class RecallService:
         return AssociateResult(
             query_concepts=activation.query_concepts, seed_nodes=activation.seeds,
             unmatched_concepts=activation.unmatched, activated_count=int((activation.vector > 0).sum()),
-            memories=tuple(memories), composition=composition, mode=mode, skills=matched,
-            notes=self._notes(_shown(memories, composition)))
+            memories=tuple(memories), composition=composition, mode=mode, skills=matched)
 
     def _notes(self, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
         return {memory_id: tuple(found) for memory_id, found in recall_notes(self.uow.repository, ids).items()}
+
+
+def _fields(result: SearchResult | AssociateResult) -> dict[str, Any]:
+    return {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
 
 
 def _shown(memories: Sequence[MemoryHit], composition: CompositionResult | None) -> list[str]:
