@@ -19,7 +19,9 @@ from graphmem.errors import StorageError
 from graphmem.store import fulltext, migrations
 from graphmem.store.tables import SCHEMA_VERSION, MetaRow, StoreGenerationRow
 
-__all__ = ["WRITE_OPTION", "WRITE_WAIT_S", "database_url", "describe_store", "open_engine", "snapshot"]
+__all__ = [
+    "SCHEMA_VERSION", "WRITE_OPTION", "WRITE_WAIT_S", "database_url", "describe_store", "open_engine", "snapshot",
+]
 
 # How long a write waits for another process's write lock before it fails with a plain message.
 # Imports commit in batches that hold the lock well under a second, so a longer wait means a stuck writer.
