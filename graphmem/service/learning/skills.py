@@ -101,6 +101,13 @@ class SkillService:
         return self._change(skill_id, actor, reason,
                             lambda skill, _session: _move(skill, action, allowed, status, successor_id))
 
+    def move(self, skill_id: str, status: str, actor: str = "agent", reason: str | None = None,
+             successor_id: str | None = None) -> Skill:
+        """:meth:`transition` named by the status to reach (active, deprecated, rejected)."""
+        actions = {target: action for action, (_, target) in _TRANSITIONS.items()}
+        check_choice("status", status, tuple(actions))
+        return self.transition(skill_id, actions[status], actor, reason, successor_id)
+
     def rollback(self, skill_id: str, version: int, actor: str = "agent", reason: str | None = None) -> Skill:
         """Restore the fields of ``version`` as a new version."""
         check_count("version", version, 1, 1_000_000)
