@@ -79,7 +79,7 @@ def memory_correct(
 ) -> Annotated[CallToolResult, ChangeOut]:
     """Correct a wrong memory: a new version (created_id) supersedes it; the original stays in history."""
     with tool_errors():
-        report = service_of(ctx).lifecycle.correct(id, content, reason=reason)
+        report = service_of(ctx).edits.correct(id, content, reason=reason)
     return reply(ChangeOut.of(report))
 
 
@@ -91,14 +91,14 @@ def memory_forget(
 ) -> Annotated[CallToolResult, ChangeOut]:
     """Forget a memory that no longer holds: recall hides it; as_of before now still shows it."""
     with tool_errors():
-        report = service_of(ctx).lifecycle.forget(id, superseded_by=superseded_by, reason=reason)
+        report = service_of(ctx).edits.forget(id, superseded_by=superseded_by, reason=reason)
     return reply(ChangeOut.of(report))
 
 
 def memory_restore(ctx: Ctx, id: Ref) -> Annotated[CallToolResult, ChangeOut]:
     """Undo a forget or an archive: the memory is active and recalled again."""
     with tool_errors():
-        report = service_of(ctx).lifecycle.restore(id)
+        report = service_of(ctx).edits.restore(id)
     return reply(ChangeOut.of(report))
 
 
@@ -111,7 +111,7 @@ def memory_touch(
 ) -> Annotated[CallToolResult, ChangeOut]:
     """Reinforce memories that helped: use count + 1 and last used = now, so they decay slower."""
     with tool_errors():
-        report = service_of(ctx).lifecycle.touch(ids, boost=boost)
+        report = service_of(ctx).edits.touch(ids, boost=boost)
     return reply(ChangeOut.of(report))
 
 

@@ -20,12 +20,14 @@ from graphmem.service.learning import LearningService
 from graphmem.service.lifecycle.service import LifecycleService
 from graphmem.service.maintenance.lint import LintService
 from graphmem.service.memories.capture import CaptureService
+from graphmem.service.memories.edits import MemoryEdits
 from graphmem.service.memories.history import HistoryService, open_at
 from graphmem.service.memories.learn_filter import LearnFilter
 from graphmem.service.memories.reads import open_memories, resolve
 from graphmem.service.memories.results import OpenResult, StoreResult
 from graphmem.service.memories.writes import MemoryWrites, Progress
 from graphmem.service.metrics import MetricsRecorder, measured
+from graphmem.service.recall.decay_weights import decay_params
 from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.recall.graph_view import graph_page
 from graphmem.service.recall.results import AssociateResult, GraphView, SearchResult
@@ -70,7 +72,8 @@ class MemoryService:
         self.metrics = MetricsRecorder(self.uow.repository, self.settings.lifecycle.metrics_flush_s)
         self.recall = RecallEngine(self.uow)
         self.writes = MemoryWrites(self.uow, self.clock)
-        self.lifecycle = LifecycleService(self.uow, self.clock, self.metrics)
+        self.edits = MemoryEdits(self.uow, self.clock, decay_params(self.settings.decay), self.metrics)
+        self.lifecycle = LifecycleService(self.uow, self.clock, self.metrics, self.edits)
         self.sessions = SessionService(self.uow, self.lifecycle.context, self.metrics, self.lifecycle.review_queue)
         self.relations = RelationService(self.uow)
         self.conflicts = ConflictScanner(self.uow)

@@ -2,27 +2,25 @@
 
 :class:`LifecycleContext` is the narrow thing the use case modules (forgetting, review, promotion)
 receive instead of the ``LifecycleService``: the unit of work, the one clock and the decay parameters.
-The shared steps are plain functions over the unit of work, so no module reaches into another's
-private parts and the service imports its modules one way only.
+The shared steps are plain functions over the unit of work (``life_rows`` here; ``update_memories``
+and ``items`` in :mod:`graphmem.service.memories.edits`), so no module reaches into another's private
+parts and the service imports its modules one way only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from graphmem.core.decay import DecayParams
-from graphmem.core.values import Memory
 from graphmem.service.clock import Clock
-from graphmem.service.lifecycle.decay_scores import decay_params, describe
-from graphmem.service.lifecycle.results import LifecycleItem
+from graphmem.service.lifecycle.decay_scores import decay_params
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.settings import Settings
 from graphmem.store import lifecycle_store
 from graphmem.store.lifecycle_store import LifeRow
 
-__all__ = ["LifecycleContext", "items", "life_rows", "update_memories"]
+__all__ = ["LifecycleContext", "life_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,17 +50,3 @@ def life_rows(uow: UnitOfWork, statuses: Sequence[str], project: str | None = No
     with uow.read() as session:
         return lifecycle_store.life_rows(session, statuses, project, exclude_kinds=exclude_kinds,
                                          used_before_ms=used_before_ms)
-
-
-def update_memories(uow: UnitOfWork, changes: dict[str, dict[str, Any]],
-                    before_commit: Callable[[list[Memory]], None] | None = None) -> list[Memory]:
-    """Set columns of memories in one write (``before_commit`` runs inside it, e.g. writing vault notes)."""
-    with uow.write() as write:
-        updated = lifecycle_store.update_memories(write.session, changes, before_commit)
-        write.updated(updated)
-    return updated
-
-
-def items(memories: Sequence[Memory], params: DecayParams, now: int, **extra: Any) -> tuple[LifecycleItem, ...]:
-    """Each memory as a :class:`LifecycleItem` with its score now."""
-    return tuple(describe(m, params, now, **extra) for m in memories)

@@ -18,7 +18,7 @@ from graphmem.core.timespan import parse_duration_hours
 from graphmem.core.wording import counted
 from graphmem.errors import InvalidInput
 from graphmem.service.lifecycle.context import LifecycleContext, life_rows
-from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
+from graphmem.service.memories.reports import LifecycleItem, LifecycleReport
 from graphmem.service.validation import check_choice, check_count, check_kind, check_range, check_strings
 from graphmem.store import lifecycle_store, purge
 from graphmem.store.lifecycle_store import LifeRow

@@ -16,11 +16,12 @@ from typing import Any
 from graphmem.core.decay import PromotionCriteria, promotion_failures
 from graphmem.core.time import MS_PER_HOUR, from_ms, to_ms
 from graphmem.core.values import Memory
-from graphmem.service.lifecycle.context import LifecycleContext, life_rows, update_memories
+from graphmem.service.lifecycle.context import LifecycleContext, life_rows
 from graphmem.service.lifecycle.decay_scores import describe, memory_score
-from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
 from graphmem.service.lifecycle.vault import note_path, render_note, vault_folder, write_notes
+from graphmem.service.memories.edits import update_memories
 from graphmem.service.memories.reads import concept_names, resolve_many
+from graphmem.service.memories.reports import LifecycleItem, LifecycleReport
 from graphmem.service.validation import check_count
 from graphmem.store import relation_store
 

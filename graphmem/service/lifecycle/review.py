@@ -11,10 +11,11 @@ from typing import Any
 
 from graphmem.core.time import MS_PER_DAY, to_ms
 from graphmem.core.wording import counted
-from graphmem.service.lifecycle.context import LifecycleContext, items, update_memories
+from graphmem.service.lifecycle.context import LifecycleContext
 from graphmem.service.lifecycle.decay_scores import describe
-from graphmem.service.lifecycle.results import LifecycleReport
+from graphmem.service.memories.edits import items, update_memories
 from graphmem.service.memories.reads import one_memory
+from graphmem.service.memories.reports import LifecycleReport
 from graphmem.service.validation import check_count, parse_instant
 from graphmem.store import lifecycle_store
 

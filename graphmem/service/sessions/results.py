@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from graphmem.service.lifecycle.results import LifecycleItem
+from graphmem.service.memories.reports import LifecycleItem
 
 __all__ = ["ConflictItem", "PromptItem", "SessionInfo", "SessionReport", "TimelineEntry"]
 

@@ -23,7 +23,7 @@ from graphmem.errors import NotFound
 from graphmem.ids import new_id
 from graphmem.service.lifecycle.context import LifecycleContext
 from graphmem.service.lifecycle.decay_scores import describe
-from graphmem.service.lifecycle.results import LifecycleReport
+from graphmem.service.memories.reports import LifecycleReport
 from graphmem.service.memories.session_attach import live_or_new
 from graphmem.service.metrics import MetricsRecorder, measured
 from graphmem.service.scrub import scrub_text
