@@ -21,17 +21,17 @@ from typing import Any
 
 from graphmem.core.relations import RELATION_TYPES, RelationSemantics, same_question, valid_relation_types
 from graphmem.core.time import from_ms, to_ms
-from graphmem.core.topic_keys import suggest_topic_key
 from graphmem.core.values import Relation
 from graphmem.errors import ConflictError, InvalidInput, NotFound
 from graphmem.ids import new_id
 from graphmem.service.memories.reads import resolve
 from graphmem.service.memories.relation_effects import RelationEffects, record_effects
 from graphmem.service.memories.results import brief
+from graphmem.service.memories.topic_keys import suggest_key
 from graphmem.service.relations.results import PendingItem, PendingPage, RelationOutcome
 from graphmem.service.scrub import scrub_meta, scrub_text
 from graphmem.service.unit_of_work import UnitOfWork
-from graphmem.service.validation import check_count, check_kind, check_range, check_text
+from graphmem.service.validation import check_count, check_range
 from graphmem.store import relation_store
 
 __all__ = ["RelationService", "check_relation_type"]
@@ -159,13 +159,8 @@ class RelationService:
 
     # -- topic keys ---------------------------------------------------------------------------
     def suggest_topic_key(self, kind: str, title: str) -> str:
-        """A deterministic ``kind/slug`` of the title's first six words (non-ASCII letters kept)."""
-        check_kind(kind)
-        title = check_text("title", title, 2_000, required=True) or ""
-        try:
-            return suggest_topic_key(kind, title)
-        except ValueError as error:
-            raise InvalidInput(str(error)) from None
+        """:func:`graphmem.service.memories.topic_keys.suggest_key`, for callers that reach it here."""
+        return suggest_key(kind, title)
 
     # -- helpers ------------------------------------------------------------------------------
     def _locked(self, body: Callable[[Any, RelationEffects], RelationOutcome]) -> RelationOutcome:
