@@ -1,10 +1,13 @@
 """``MemoryService``: the facade the MCP server, the CLI and the tests all call, and its composition root.
 
-It builds the one :class:`UnitOfWork` and hands it to each feature's use cases (memories, recall,
-relations and facts, lifecycle, sessions, export, maintenance); none of them sees the facade. The
-facade's own methods are the core contract (store, search, associate, open, graph, status); every
-other use case is reached through the feature attribute that owns it (``service.facts.add``).
-Metrics wrap the use cases where they are defined (``@measured``).
+It builds the one :class:`UnitOfWork` and hands it to each feature's use cases (memories and their
+edits, recall, relations and facts, lifecycle, sessions, learning, export, maintenance); none of them
+sees the facade. The facade's own methods are the core contract (store, search, associate, open,
+graph, status), and each delegates to the feature that owns it: ``search`` and ``associate`` to
+:class:`RecallService`, followed by the one step a read may cause, the reinforcement of what it
+returned (``decay.reinforce_on_recall``), as its own write. Every other use case is reached through
+the feature attribute that owns it (``service.facts.add``, ``service.edits.forget``). Metrics wrap the
+use cases where they are defined (``@measured``).
 """
 
 from __future__ import annotations
