@@ -1,1 +1,2 @@
-"""The lifecycle of a memory: reinforcement, decay, forgetting, correction, review and promotion."""
+"""The lifecycle of memories over time: decay, gc and prune, review, promotion and the vault, metrics, and
+reinforcement after recall (the edits of one memory live in ``memories/edits.py``)."""

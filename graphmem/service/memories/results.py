@@ -1,4 +1,5 @@
-"""Result values of the memory use cases: store, open, history and capture (mirrored in Pydantic by the MCP layer)."""
+"""Result values of the memory use cases: store, open, history, capture, and the memory brief relations show
+(mirrored in Pydantic by the MCP layer)."""
 
 from __future__ import annotations
 

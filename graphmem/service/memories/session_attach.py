@@ -2,7 +2,8 @@
 one that names a session (an import of past observations) creates or widens that session's row.
 
 It runs inside the store's own transaction, so attaching (and opening a session when none is live)
-commits or rolls back with the memories themselves: no second transaction per store.
+commits or rolls back with the memories themselves: no second transaction per store. That is why it
+lives with the memories' write path, below the sessions feature that starts, ends and lists sessions.
 """
 
 from __future__ import annotations

@@ -1,0 +1,46 @@
+"""RecallService owns search and associate end to end; the facade only delegates, then reinforces."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from graphmem import MemoryService, Settings
+from graphmem.service.recall.results import NotedAssociateResult, NotedSearchResult
+
+WEBHOOK = "Stripe retries webhook deliveries for three days, so every webhook handler needs an idempotency key"
+
+
+def _reinforcing(new_store, extractor) -> MemoryService:
+    settings = Settings.load(db=new_store("reinforce.db"), environ={}, decay={"reinforce_on_recall": True})
+    return MemoryService(settings, extractor=extractor)
+
+
+def test_a_recall_read_writes_nothing_and_the_facade_reinforces_after_it(new_store, extractor):
+    service = _reinforcing(new_store, extractor)
+    memory = service.store(WEBHOOK).id
+    service.recall_service.search("webhook")
+    service.recall_service.associate("webhook")
+    assert service.open([memory]).memories[0].use_count == 0
+    service.search("webhook")
+    assert service.open([memory]).memories[0].use_count == 1
+    service.close()
+
+
+def test_notes_come_with_the_answer_when_asked_and_the_plain_answer_keeps_its_shape(service):
+    original = service.store(WEBHOOK).id
+    newer = service.edits.correct(original, WEBHOOK + " (and a retry budget)").created_id
+    noted = service.search("webhook idempotency", include_superseded=True, notes=True)
+    assert isinstance(noted, NotedSearchResult)
+    assert noted.notes[original] == (f"superseded by {newer}",) and newer not in noted.notes
+    plain = service.search("webhook idempotency", include_superseded=True)
+    assert "notes" not in {field.name for field in dataclasses.fields(plain)}
+    assert [hit.id for hit in plain.hits] == [hit.id for hit in noted.hits]
+
+
+def test_composition_notes_cover_the_sources_it_shows(service):
+    original = service.store(WEBHOOK).id
+    service.edits.correct(original, WEBHOOK + " (and a retry budget)")
+    result = service.associate("webhook idempotency", mode="composition", include_superseded=True, notes=True)
+    assert isinstance(result, NotedAssociateResult) and result.composition is not None
+    assert set(result.notes) <= {source.id for source in result.composition.sources}
+    assert service.recall_service.with_notes(result) is result  # already noted: no second read
