@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.core.time import to_ms
 from graphmem.core.values import STATUSES
 from graphmem.service.memories.learn_filter import LearnFilter
 from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.validation import check_count, check_text, parse_instant
-from graphmem.store.convert import to_ms
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
 
 __all__ = ["ExportScope", "NodeSelection", "select_nodes"]

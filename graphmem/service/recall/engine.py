@@ -13,13 +13,13 @@ import numpy as np
 from graphmem.core.activation import hop_spread_sparse, personalized_pagerank
 from graphmem.core.ranking import idf, length_normalized, reciprocal_rank_fusion, weighted_score_fusion
 from graphmem.core.spreading_graph import FloatArray, IntArray, RestrictedGraph
+from graphmem.core.time import from_ms
 from graphmem.service.recall.decay_weights import ranking_weights
 from graphmem.service.recall.keywords import KeywordLeg
 from graphmem.service.recall.results import MemoryHit, SeedNode
 from graphmem.service.recall.turns import TurnIndex
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.settings import ActivationSettings
-from graphmem.store.convert import from_ms
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
 from nlp.normalize import fold_accents
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from graphmem.core.time import to_ms
 from graphmem.core.values import Memory
 from graphmem.errors import NotFound
 from graphmem.service.recall.results import GraphView
-from graphmem.store.convert import to_ms
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
 from graphmem.store.repository import Repository
 
