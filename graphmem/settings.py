@@ -90,6 +90,32 @@ class FusionSettings(BaseModel):
     bridge_sources: int = Field(3, ge=1, le=20, description="best first-pass hits whose entities seed the bridge")
 
 
+class SemanticSettings(BaseModel):
+    """Meaning beside spelling: static embeddings in the graph and in search (docs/retrieval.md, "Semantic").
+
+    Every default was chosen on the four dev sets together (scripts/ablate_semantic.py), never on one.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    enabled: bool = Field(True, description="use the static embedding model (needs the wordllama package)")
+    related_k: int = Field(0, ge=0, le=50,
+                           description="relatedness edges a word keeps to its nearest words (0: off, measured a loss)")
+    related_threshold: float = Field(0.8, ge=0.0, le=1.0, description="cosine a relatedness edge needs")
+    related_weight: float = Field(0.2, ge=0.0, description="edge weight per unit of cosine (mention edges are ~1)")
+    join_weight: float = Field(1.0, ge=0.0, description="edge between forms of one concept (roll back / rollback)")
+    seed_threshold: float = Field(1.0, ge=0.0, le=1.0,
+                                  description="an unmatched query word seeds known words this close (1: off)")
+    search_weight: float = Field(3.0, ge=0.0, description="RRF weight of the semantic leg when keywords cover nothing")
+    gate_open: float = Field(0.12, ge=0.0, le=1.0,
+                             description="the semantic leg counts fully while the best hits cover less of the query")
+    gate_closed: float = Field(0.12, ge=0.0, le=1.0,
+                               description="and not at all once they cover this much (linear in between)")
+    turn_weight: float = Field(0.0, ge=0.0,
+                               description="the leg's weight factor on conversation turns (0: measured a loss there)")
+    cover_threshold: float = Field(0.8, ge=0.0, le=1.0,
+                                   description="composition: a need counts as covered by a concept this close")
+
+
 class LimitSettings(BaseModel):
     """Boundary limits (cortexgraph's documented sizes)."""
 
@@ -187,6 +213,7 @@ class Settings(BaseModel):
     import_workers: int = Field(1, ge=0, le=16, description="worker processes that parse ahead during bulk import")
     activation: ActivationSettings = ActivationSettings()
     fusion: FusionSettings = FusionSettings()
+    semantic: SemanticSettings = SemanticSettings()
     limits: LimitSettings = LimitSettings()
     decay: DecaySettings = DecaySettings()
     lifecycle: LifecycleSettings = LifecycleSettings()
