@@ -35,6 +35,7 @@ from mcp.client.stdio import StdioServerParameters
 
 REFERENCE_PACKAGE = "@modelcontextprotocol/server-memory@2026.8.31"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "graphmem-bench"
+CI_COPY = Path(__file__).resolve().parents[1] / ".ci" / "refserver"
 GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
 MUSIQUE = Path(__file__).resolve().parents[2] / "shared" / "eval" / "multihop" / "musique_train_corpus.json"
 
@@ -42,8 +43,12 @@ __all__ = ["mcp_rows", "reference_server"]
 
 
 def reference_server() -> list[str] | None:
-    """The command that starts the reference server, installing it into the cache once."""
-    entry = CACHE / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
+    """The command that starts the reference server: the CI's copy (``.ci/refserver``, installed with
+    ``npm install --prefix .ci/refserver @modelcontextprotocol/server-memory``), else the cache's, installed once."""
+    package = Path("node_modules") / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
+    if (CI_COPY / package).exists():
+        return ["node", str(CI_COPY / package)]
+    entry = CACHE / package
     if not entry.exists():
         if not shutil.which("npm"):
             return None
@@ -124,7 +129,7 @@ async def _measure(memories: int, calls: int) -> list[tuple[str, str, str]]:
             lambda c, t: c.call_tool("create_entities", {"entities": [
                 {"name": f"passage {next(counter)}", "entityType": "passage", "observations": [t]}]}),
             lambda c, q: c.call_tool("search_nodes", {"query": q}), texts, queries, min(calls, memories // 2))
-    rows.append(("MCP memory_store p50 (ms)", f"{g_store:.2f} ({g_store / r_store:.2f}x)",
+    rows.append((f"MCP memory_store p50, store of {memories:,} (ms)", f"{g_store:.2f} ({g_store / r_store:.2f}x)",
                  f"{r_store:.2f} (reference create_entities)"))
     rows.append((f"MCP memory_search p50 at {memories:,} (ms)", f"{g_search:.2f} ({g_search / r_search:.2f}x)",
                  f"{r_search:.2f} (reference search_nodes)"))
@@ -155,11 +160,15 @@ def mcp_rows(memories: int = 2000, calls: int = 300) -> list[tuple[str, str, str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--memories", type=int, default=2000)
+    parser.add_argument("--memories", type=int, nargs="+", default=[600, 2000],
+                        help="store sizes, each a fresh store (default: 600 2000)")
     parser.add_argument("--calls", type=int, default=300)
     args = parser.parse_args()
-    for measure, value, baseline in mcp_rows(args.memories, args.calls):
-        print(f"| {measure} | {value} | {baseline} |")
+    for memories in args.memories:
+        for measure, value, baseline in asyncio.run(_measure(memories, args.calls)):
+            print(f"| {measure} | {value} | {baseline} |", flush=True)
+    measure, value, baseline = freshness_row()
+    print(f"| {measure} | {value} | {baseline} |")
 
 
 if __name__ == "__main__":
