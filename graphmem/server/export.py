@@ -155,13 +155,17 @@ class GraphChangeNotifier:
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         result = await call_next(ctx)
-        if ctx.method == "tools/call" and isinstance(result, dict) and not result.get("isError"):
-            if (ctx.params or {}).get("name") in self._writes:
-                try:
-                    await self._notify(ctx, [GRAPH_URI, *_memory_uris(result.get("structuredContent"))])
-                except Exception:  # best effort: the write succeeded and must be reported as such
-                    logger.warning("could not send the graph change notification", exc_info=True)
+        if self._wrote(ctx, result):
+            try:
+                await self._notify(ctx, [GRAPH_URI, *_memory_uris(result.get("structuredContent"))])
+            except Exception:  # best effort: the write succeeded and must be reported as such
+                logger.warning("could not send the graph change notification", exc_info=True)
         return result
+
+    def _wrote(self, ctx: Any, result: Any) -> bool:
+        """A successful call of a write tool."""
+        return (ctx.method == "tools/call" and isinstance(result, dict) and not result.get("isError")
+                and (ctx.params or {}).get("name") in self._writes)
 
     async def _notify(self, ctx: Any, uris: list[str]) -> None:
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
