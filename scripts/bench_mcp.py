@@ -37,7 +37,6 @@ from mcp.client.stdio import StdioServerParameters
 REFERENCE_PACKAGE = "@modelcontextprotocol/server-memory@2026.8.31"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "graphmem-bench"
 CI_COPY = Path(__file__).resolve().parents[1] / ".ci" / "refserver"
-GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
 MUSIQUE = Path(__file__).resolve().parents[2] / "shared" / "eval" / "multihop" / "musique_train_corpus.json"
 
 __all__ = ["mcp_rows", "reference_server"]
@@ -111,13 +110,16 @@ async def _run(servers: list[_Server], texts: list[str], queries: list[str], tim
     return connect_ms
 
 
-def _graphmem(db: Path) -> StdioServerParameters:
-    from graphmem import MemoryService, Settings
-
-    MemoryService(Settings.load(environ={}, db=str(db))).close()  # an empty store, as `graphmem init` makes
+def _graphmem(db: Path, tree: Path | None = None) -> StdioServerParameters:
+    """``graphmem serve`` on a new empty store; with ``tree``, the code of that source tree (the same
+    interpreter and packages), so an older commit runs beside this one in the same run."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    subprocess.run([sys.executable, "-m", "graphmem.cli", "--db", str(db), "init"], env=env, check=True,
+                   capture_output=True)  # an empty store, as `graphmem init` makes
     env["GRAPHMEM_DB"] = str(db)
-    return StdioServerParameters(command=GRAPHMEM, args=["serve"], env=env)
+    return StdioServerParameters(command=sys.executable, args=["-m", "graphmem.cli", "serve"], env=env)
 
 
 def _reference(command: list[str], memory_file: Path) -> StdioServerParameters:
@@ -125,7 +127,7 @@ def _reference(command: list[str], memory_file: Path) -> StdioServerParameters:
                                  env={**os.environ, "MEMORY_FILE_PATH": str(memory_file)})
 
 
-async def _measure(memories: int, calls: int) -> list[tuple[str, str, str]]:
+async def _measure(memories: int, calls: int, baseline_tree: Path | None = None) -> list[tuple[str, str, str]]:
     texts = passages(memories)
     queries = [" ".join(t.split(":", 1)[0].split()[:3]) for t in texts[:: max(1, memories // calls)]][:calls]
     with tempfile.TemporaryDirectory() as scratch:
@@ -142,16 +144,30 @@ async def _measure(memories: int, calls: int) -> list[tuple[str, str, str]]:
                             lambda c, t: c.call_tool("create_entities", {"entities": [
                                 {"name": f"passage {next(counter)}", "entityType": "passage", "observations": [t]}]}),
                             lambda c, q: c.call_tool("search_nodes", {"query": q}))
-        g_connect, r_connect = await _run([graphmem, reference], texts, queries, min(calls, memories // 2))
+        servers = [graphmem, reference]
+        if baseline_tree is not None:
+            servers.append(_Server(_graphmem(Path(scratch) / "b.db", baseline_tree), graphmem.store, graphmem.search))
+        g_connect, r_connect, *_ = await _run(servers, texts, queries, min(calls, memories // 2))
     g_store, r_store = _p50(graphmem.samples["store"]), _p50(reference.samples["store"])
     g_search, r_search = _p50(graphmem.samples["search"]), _p50(reference.samples["search"])
-    return [
+    return [*_baseline_rows(servers[2:], memories, r_store, r_search),
         (f"MCP memory_store p50, store of {memories:,} (ms)", f"{g_store:.2f} ({g_store / r_store:.2f}x)",
          f"{r_store:.2f} (reference create_entities)"),
         (f"MCP memory_search p50 at {memories:,} (ms)", f"{g_search:.2f} ({g_search / r_search:.2f}x)",
          f"{r_search:.2f} (reference search_nodes)"),
         ("MCP connect + initialize, empty store (ms)", f"{g_connect:.0f}", f"{r_connect:.0f} (reference)"),
     ]
+
+
+def _baseline_rows(baseline: list[_Server], memories: int, r_store: float, r_search: float
+                   ) -> list[tuple[str, str, str]]:
+    if not baseline:
+        return []
+    b_store, b_search = _p50(baseline[0].samples["store"]), _p50(baseline[0].samples["search"])
+    return [(f"baseline tree: memory_store p50, store of {memories:,} (ms)",
+             f"{b_store:.2f} ({b_store / r_store:.2f}x)", f"{r_store:.2f} (reference create_entities)"),
+            (f"baseline tree: memory_search p50 at {memories:,} (ms)",
+             f"{b_search:.2f} ({b_search / r_search:.2f}x)", f"{r_search:.2f} (reference search_nodes)")]
 
 
 def freshness_row() -> tuple[str, str, str]:
@@ -180,9 +196,11 @@ def main() -> None:
     parser.add_argument("--memories", type=int, nargs="+", default=[600, 2000],
                         help="store sizes, each a fresh store (default: 600 2000)")
     parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--baseline-tree", type=Path,
+                        help="also run graphmem from this source tree (e.g. `git archive` of main), call by call")
     args = parser.parse_args()
     for memories in args.memories:
-        for measure, value, baseline in asyncio.run(_measure(memories, args.calls)):
+        for measure, value, baseline in asyncio.run(_measure(memories, args.calls, args.baseline_tree)):
             print(f"| {measure} | {value} | {baseline} |", flush=True)
     measure, value, baseline = freshness_row()
     print(f"| {measure} | {value} | {baseline} |")
