@@ -101,7 +101,8 @@ def _values(body: str, first_line: int, page: str) -> list[tuple[int, Any, str |
             continue
         following = _CALL_START.search(text, position)
         end = following.start() if following else len(text)
-        items.append((line, None, " ".join(body[position:end].split())))
+        error = text[position:end].replace(f'"{ELLIPSIS}"', ELLIPSIS)  # tolerant_json quoted a bare …
+        items.append((line, None, " ".join(error.split())))
         position = end
 
 
@@ -208,9 +209,14 @@ def matches(shown: Any, real: Any, bindings: Bindings, path: str = "") -> list[s
     if isinstance(shown, dict):
         if not isinstance(real, dict):
             return [f"{path or 'result'}: shown an object, got {real!r}"[:300]]
-        missing = [f"{path}.{key}: missing" for key in shown if key != ELLIPSIS and key not in real]
-        return missing + [problem for key, item in shown.items() if key != ELLIPSIS and key in real
-                          for problem in matches(item, real[key], bindings, f"{path}.{key}")]
+        problems = []
+        for key, item in shown.items():  # in the page's order, so an id shown as a key was bound before
+            real_key = bindings.shown.get(key, key)
+            if key == ELLIPSIS:
+                continue
+            problems += (matches(item, real[real_key], bindings, f"{path}.{key}") if real_key in real
+                         else [f"{path}.{key}: missing"])
+        return problems
     if isinstance(shown, list):
         return _match_list(shown, real, bindings, path)
     if isinstance(shown, bool) or shown is None or isinstance(shown, int):
