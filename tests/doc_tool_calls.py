@@ -187,7 +187,7 @@ def _text_pattern(shown: str) -> tuple[re.Pattern[str], list[str]]:
             parts.append(".*")
         elif ID.fullmatch(piece):
             ids.append(piece)
-            parts.append(f"({piece.split('_')[0]}_[0-9a-z]{{20}})")
+            parts.append(f"({ID.pattern})")
         else:
             parts.append(re.escape(piece))
     return re.compile("".join(parts), re.DOTALL), ids

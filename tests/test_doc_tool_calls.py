@@ -43,7 +43,8 @@ class Servers:
 
 
 @pytest.fixture
-async def servers(tmp_path: Path, extractor: Any) -> AsyncIterator[Servers]:
+async def servers(tmp_path: Path, extractor: Any, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Servers]:
+    monkeypatch.chdir(tmp_path)  # a brief's root "." is the server's working directory
     settings = Settings.load(db=str(tmp_path / "memory.db"), environ={})
     service = MemoryService(settings, extractor=extractor)
     try:
