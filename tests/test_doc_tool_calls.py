@@ -101,7 +101,8 @@ def test_the_readme_calls_only_default_profile_tools() -> None:
     assert readme and readme <= set(CORE), readme - set(CORE)
 
 
-_TOOLISH = re.compile(r"`(memory_[a-z_]+)")
+_TOOLISH = re.compile(r"`(memory_[a-z_]+)[`(]")
+NOT_TOOLS = {"memory_nodes"}  # GraphProjection's attribute, named on architecture.md and benchmarks.md
 
 
 def test_every_memory_tool_a_page_names_exists() -> None:
@@ -109,7 +110,7 @@ def test_every_memory_tool_a_page_names_exists() -> None:
                   for name in function.__annotations__}
     for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         named = set(_TOOLISH.findall(page.read_text(encoding="utf-8")))
-        unknown = named - EVERY_TOOL - parameters
+        unknown = named - EVERY_TOOL - parameters - NOT_TOOLS
         assert not unknown, f"{page.name} names tools no profile has: {sorted(unknown)}"
 
 
