@@ -207,28 +207,31 @@ def matches(shown: Any, real: Any, bindings: Bindings, path: str = "") -> list[s
     if shown == ELLIPSIS:
         return []
     if isinstance(shown, dict):
-        if not isinstance(real, dict):
-            return [f"{path or 'result'}: shown an object, got {real!r}"[:300]]
-        problems = []
-        for key, item in shown.items():  # in the page's order, so an id shown as a key was bound before
-            real_key = bindings.shown.get(key, key)
-            if key == ELLIPSIS:
-                continue
-            problems += (matches(item, real[real_key], bindings, f"{path}.{key}") if real_key in real
-                         else [f"{path}.{key}: missing"])
-        return problems
+        return _match_object(shown, real, bindings, path)
     if isinstance(shown, list):
         return _match_list(shown, real, bindings, path)
-    if isinstance(shown, bool) or shown is None or isinstance(shown, int):
-        same = real is shown if isinstance(shown, bool) or shown is None else (
-            type(real) is int and real == shown)
-        return [] if same else [f"{path}: shown {shown!r}, got {real!r}"]
-    if isinstance(shown, float):
-        ok = isinstance(real, int | float) and not isinstance(real, bool)
-        return [] if ok else [f"{path}: shown a number, got {real!r}"]
-    if isinstance(real, str) and match_text(shown, real, bindings):
-        return []
-    return [f"{path}: shown {shown!r}, got {real!r}"[:300]]
+    if isinstance(shown, str):
+        same = isinstance(real, str) and match_text(shown, real, bindings)
+    elif isinstance(shown, float):  # a score or a duration: any number
+        same = isinstance(real, int | float) and not isinstance(real, bool)
+    elif isinstance(shown, bool) or shown is None:
+        same = real is shown
+    else:
+        same = type(real) is int and real == shown
+    return [] if same else [f"{path or 'result'}: shown {shown!r}, got {real!r}"[:300]]
+
+
+def _match_object(shown: dict[str, Any], real: Any, bindings: Bindings, path: str) -> list[str]:
+    if not isinstance(real, dict):
+        return [f"{path or 'result'}: shown an object, got {real!r}"[:300]]
+    problems = []
+    for key, item in shown.items():  # in the page's order, so an id shown as a key was bound before
+        real_key = bindings.shown.get(key, key)
+        if key == ELLIPSIS:
+            continue
+        problems += (matches(item, real[real_key], bindings, f"{path}.{key}") if real_key in real
+                     else [f"{path}.{key}: missing"])
+    return problems
 
 
 def _match_list(shown: list[Any], real: Any, bindings: Bindings, path: str) -> list[str]:
