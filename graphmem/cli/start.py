@@ -14,8 +14,6 @@ from graphmem.cli.app import Commands, emit, open_service, settings_for
 
 __all__ = ["COMMANDS", "add_arguments", "cmd_demo", "cmd_init", "cmd_serve"]
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
-
 
 def cmd_init(args: argparse.Namespace) -> None:
     """Create a new store: --db if given, else .graphmem/memory.db at the git root (or here)."""
@@ -77,9 +75,9 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> None:
     """Load the bundled sample corpus into a fresh store and run recall and composition queries."""
-    from graphmem.demo import run_demo
+    from graphmem.demo import SAMPLE_DATA, run_demo
 
-    run_demo(DATA_DIR, db=args.db, as_json=args.json)
+    run_demo(SAMPLE_DATA, db=args.db, as_json=args.json)
 
 
 COMMANDS: Commands = {
