@@ -25,6 +25,7 @@ from graphmem.server.learn_params import OutcomeFilter, TaskTypeFilter, ToolsFil
 from graphmem.server.models.export import GraphExportOut
 from graphmem.server.models.lifecycle import LifecycleItemOut
 from graphmem.server.models.memories import MemoryOut, RelationOut
+from graphmem.server.subscriptions import ResourceSubscriptions
 from graphmem.service import MemoryService
 from graphmem.service.export import ExportScope
 
@@ -139,12 +140,14 @@ class GraphChangeNotifier:
     ``graphmem://graph`` (and ``graphmem://memory/<id>`` of a written memory) changed.
 
     Clients on the 2026-07-28 protocol receive ``notifications/resources/updated`` on their
-    ``subscriptions/listen`` stream; earlier clients receive it on the session. Doing this here, not
+    ``subscriptions/listen`` stream; earlier clients receive it on the session, for the URIs they subscribed
+    to with ``resources/subscribe`` (:mod:`graphmem.server.subscriptions`). Doing this here, not
     in each tool, covers every write tool of every profile; read-only tools never notify.
     """
 
     def __init__(self, server: MCPServer[Any]) -> None:
         self._server = server
+        self._subscriptions = ResourceSubscriptions.serve(server)
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         result = await call_next(ctx)
@@ -168,8 +171,8 @@ class GraphChangeNotifier:
             bus = self._server._subscriptions
             for uri in uris:
                 await bus.publish(ResourceUpdated(uri=uri))
-        else:
-            for uri in uris:
+        else:  # only what this client subscribed to (resources/subscribe), as the specification requires
+            for uri in self._subscriptions.subscribed(ctx.session, uris):
                 await ctx.session.send_resource_updated(uri)
 
 
