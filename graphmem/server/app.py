@@ -111,7 +111,7 @@ def build_server(settings: Settings, *, tools: str | None = None,
         summary = " ".join((function.__doc__ or "").split())  # no docstring indentation on the wire
         server.add_tool(function, name=name, description=summary, annotations=hints)
     register_resources(server, lambda: live[-1])
-    server.middleware.append(GraphChangeNotifier(bus, write_tools(table)))
+    server.middleware.append(GraphChangeNotifier(server, bus, write_tools(table)))
     return server
 
 

@@ -26,6 +26,7 @@ from graphmem.server.learn_params import OutcomeFilter, TaskTypeFilter, ToolsFil
 from graphmem.server.models.export import GraphExportOut
 from graphmem.server.models.lifecycle import LifecycleItemOut
 from graphmem.server.models.memories import MemoryOut, RelationOut
+from graphmem.server.subscriptions import ResourceSubscriptions
 from graphmem.service import MemoryService
 from graphmem.service.export import ExportScope
 
@@ -141,17 +142,19 @@ class GraphChangeNotifier:
 
     Clients on the 2026-07-28 protocol receive ``notifications/resources/updated`` on their
     ``subscriptions/listen`` stream (``bus``, the subscription bus the server was built with);
-    earlier clients receive it on the session. Doing this here, not in each tool, covers every
-    write tool of every profile; read-only tools never notify.
+    earlier clients receive it on the session, for the URIs they subscribed to with
+    ``resources/subscribe`` (:mod:`graphmem.server.subscriptions`). Doing this here, not in each tool,
+    covers every write tool of every profile; read-only tools never notify.
 
     ``writes`` is fixed when the server is built, from the tools' hints: every tool has one
     intent, so the hint is the same for every call. (Reading it back from ``list_tools()`` on each
     call cost about 2 ms in ``core`` and 15 ms in ``full``: the schemas are compacted on every listing.)
     """
 
-    def __init__(self, bus: SubscriptionBus, writes: frozenset[str]) -> None:
+    def __init__(self, server: MCPServer[Any], bus: SubscriptionBus, writes: frozenset[str]) -> None:
         self._bus = bus
         self._writes = writes
+        self._subscriptions = ResourceSubscriptions.serve(server)
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         result = await call_next(ctx)
@@ -171,8 +174,8 @@ class GraphChangeNotifier:
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             for uri in uris:
                 await self._bus.publish(ResourceUpdated(uri=uri))
-        else:
-            for uri in uris:
+        else:  # only what this client subscribed to (resources/subscribe), as the specification requires
+            for uri in self._subscriptions.subscribed(ctx.session, uris):
                 await ctx.session.send_resource_updated(uri)
 
 
