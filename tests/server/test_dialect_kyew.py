@@ -45,9 +45,9 @@ async def test_related_learns_draft_a_skill_that_recall_finds_by_query_and_that_
     generated = [r for r in replies if "skill generated" in r]
     assert generated, replies
     skill_id = re.search(r"\((skill_\w+), draft, v1\)", generated[0]).group(1)
-    service.learning.skills.draft([service.store("Rotate the billing API keys every quarter", project="infrastructure").id,
-                                   service.store("Billing API keys live in the vault under billing", project="infrastructure").id],
-                                  "infrastructure")
+    billing = [service.store(content, project="infrastructure").id for content in (
+        "Rotate the billing API keys every quarter", "Billing API keys live in the vault under billing")]
+    service.learning.skills.draft(billing, "infrastructure")
     found = await text(kyew, "memory", {"action": "recall", "query": "worker deploy", "domain": "infrastructure",
                                         "include": "skills"})
     assert found.startswith("Found 1 skill:") and f"({skill_id}, draft)" in found and "billing" not in found.lower()

@@ -279,7 +279,7 @@ async def test_kirograph_examples_run_unchanged_and_answer_in_its_shapes(dialect
     assert re.fullmatch(r"Stored observation mem_\w+ \[decision\]", stored.splitlines()[0])
     decision = re.search(r"mem_\w+", stored).group(0)
     assert await text(dialect, "kirograph_mem_store", KIRO_STORE_EXAMPLE) == (
-        "Observation already exists (duplicate content).")
+        f"Observation already exists (duplicate content). Existing observation: {decision} [decision]")
     found = await call(dialect, "kirograph_mem_search", query="authentication architecture decisions",
                        kind="decision", limit=5)
     assert "hits" in found  # the example runs; nothing about authentication was stored
