@@ -42,6 +42,8 @@ def gc(lifecycle: LifecycleService, *, dry_run: bool, mode: str, limit: int, pro
     now = lifecycle.now_ms()
     rows = lifecycle.life_rows(_statuses(mode), project,
                                           exclude_kinds=lifecycle.settings.lifecycle.protected_kinds)
+    if mode == "delete":
+        rows = _without_lineage(lifecycle, rows)
     scores = _scores(lifecycle, rows, now)
     below = [i for i in range(len(rows)) if scores[i] < threshold]
     order = sorted(below, key=lambda i: (scores[i], rows[i].id))
@@ -75,6 +77,17 @@ def prune(lifecycle: LifecycleService, older_than: str, *, dry_run: bool, mode: 
                f"{older_than}; protected kinds: {', '.join(kinds) or 'none'}")
     return LifecycleReport("prune", tuple(_item(row, score) for row, score in chosen), dry_run=dry_run,
                            count=len(chosen), total=len(rows), message=message)
+
+
+def _without_lineage(lifecycle: LifecycleService, rows: list[LifeRow]) -> list[LifeRow]:
+    """Archived originals of a consolidation are kept from a hard delete: the delete would take their
+    ``consolidated_from`` edges with them, and the merged memory would lose the record of its sources."""
+    archived = [row.id for row in rows if row.status == "archived"]
+    if not archived:
+        return rows
+    sources = {relation.target_id for relation in lifecycle.uow.repository.relations_touching(archived)
+               if relation.type == "consolidated_from" and relation.status != "ignored"}
+    return [row for row in rows if row.id not in sources]
 
 
 def _statuses(mode: str) -> tuple[str, ...]:
