@@ -27,6 +27,7 @@ from graphmem.server.common import DESTRUCTIVE, READ_ONLY, REVERSIBLE, WRITE, se
 from graphmem.server.context import AppContext
 from graphmem.server.dialects.unit import one_unit
 from graphmem.service import MemoryService
+from graphmem.service.learning.results import ConsolidationPreview
 from graphmem.service.lifecycle.decay_scores import memory_score
 from graphmem.store.convert import to_ms
 
@@ -352,7 +353,7 @@ def consolidate_memories(
             "previews": previews, "message": result.message}
 
 
-def _merged_strength(service: MemoryService, preview: Any) -> float:
+def _merged_strength(service: MemoryService, preview: ConsolidationPreview) -> float:
     """cortexgraph's merged strength: the strongest original plus a cohesion bonus of at most 0.5,
     ``min(2, max + min(0.5, 0.1 · cohesion · n))`` (capped at graphmem's max_strength)."""
     bonus = min(0.5, 0.1 * preview.cohesion * len(preview.memory_ids))

@@ -44,7 +44,7 @@ def _current(service: MemoryService, memory_id: str) -> tuple[Memory, list[str]]
         memory = service.open([memory_id], include_relations=False).memories
     if not memory:
         raise ToolError(f"Memory {memory_id} not found")
-    current, passed = memory[0], []
+    current, passed = memory[0], list[str]()
     while current.superseded_by and len(passed) < _MAX_CORRECTIONS:
         newer = service.repository.memories_by_id([current.superseded_by]).get(current.superseded_by)
         if newer is None:
