@@ -140,3 +140,25 @@ async def test_a_prompt_saved_after_stores_joins_their_session(kiro):
     assert len(timeline["timeline"]) == 1
     assert timeline["timeline"][0]["session"]["id"] == saved["session"]["id"]
     assert timeline["timeline"][0]["observations"] and timeline["timeline"][0]["prompts"]
+
+
+async def test_the_brief_lists_a_paraphrase_once_and_keeps_both_sides_of_a_conflict(kiro, tmp_path):
+    root = tmp_path / "auth"
+    root.mkdir()
+    project = str(root)
+    first = await _store(kiro, "Session tokens are stored in Redis with a one hour expiry", "decision", project)
+    second = await _store(kiro, "We keep session tokens in Redis and they expire after one hour", "decision", project)
+    pair = await call(kiro, "kirograph_mem_compare", observationA=first, observationB=second,
+                      relation="not_conflict", projectPath=project)
+    await call(kiro, "kirograph_mem_judge", relationId=pair["relation"]["id"], relation="not_conflict",
+               confidence=0.9, projectPath=project)
+    a = await _store(kiro, "Refresh tokens are rotated on every use by the auth service", "decision", project)
+    b = await _store(kiro, "Refresh tokens are rotated once a day by the auth service", "decision", project)
+    await call(kiro, "kirograph_mem_compare", observationA=a, observationB=b, relation="conflicts_with",
+               projectPath=project)
+    brief = await call(kiro, "kirograph_watchmen_synthesize", projectPath=project, force=True)
+    listed = {line["memory_id"] for line in brief["lines"]}
+    assert second in listed and first not in listed
+    assert {a, b} <= listed
+    agents = (root / "AGENTS.md").read_text()
+    assert "expire after one hour" in agents and "with a one hour expiry" not in agents

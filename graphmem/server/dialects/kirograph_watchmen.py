@@ -9,6 +9,8 @@ A synthesis stores a summary of what it wrote, as KiroGraph's workflow asks the 
 Skill files: every active or draft skill of the project is written to ``.kiro/skills/<slug>.md`` under the
 project root (through :func:`graphmem.service.safe_files.write_confined`: no link is followed out of the
 root). A file graphmem did not write (no marker on its first line) is left untouched and reported.
+The brief lists each fact once: of two paraphrases (graphmem's duplicate detection) the newer stays, unless a
+conflict relation joins them.
 Skills come from graphmem's pattern detection: a ``pattern`` stored through this dialect drafts one once
 three related observations exist (``service.learning.skills.learn``).
 """
@@ -26,11 +28,12 @@ from graphmem.service.learning.results import Skill
 from graphmem.service.memories.results import StoreResult
 from graphmem.service.safe_files import write_confined
 
-__all__ = ["SKILL_FOLDER", "WatchmenOut", "WatchmenStatusOut", "reset", "skill_files", "status", "store_summary",
-           "synthesize"]
+__all__ = ["SKILL_FOLDER", "WatchmenOut", "WatchmenStatusOut", "paraphrases", "reset", "skill_files", "status",
+           "store_summary", "synthesize"]
 
 SKILL_FOLDER = ".kiro/skills"
 _MARKER = "<!-- graphmem:skill "  # the first line of every skill file graphmem writes
+_CONFLICTS = frozenset({"conflicts_with", "contradicts"})
 
 
 class WatchmenStatusOut(BriefStatusOut):
@@ -101,12 +104,33 @@ def skill_files(service: MemoryService, root: str, project: str | None) -> tuple
     return written, skipped
 
 
+def paraphrases(service: MemoryService, project: str | None) -> set[str]:
+    """The older memory of each paraphrase pair (graphmem's duplicate detection), for the brief to list each
+    fact once. A pair joined by a conflict relation keeps both: an open disagreement belongs in the brief."""
+    with tool_errors():
+        pairs = service.learning.duplicates.find(project, limit=1_000).pairs
+    if not pairs:
+        return set()
+    ids = {i for pair in pairs for i in (pair.left_id, pair.right_id)}
+    memories = service.repository.memories_by_id(ids)
+    disputed = {frozenset((r.source_id, r.target_id)) for r in service.repository.relations_touching(ids)
+                if r.type in _CONFLICTS and r.status != "ignored"}
+    older = set()
+    for pair in pairs:
+        left, right = memories.get(pair.left_id), memories.get(pair.right_id)
+        if left is None or right is None or frozenset((left.id, right.id)) in disputed:
+            continue
+        older.add(min((left, right), key=lambda m: (m.created_at, m.id)).id)
+    return older
+
+
 def synthesize(service: MemoryService, project_path: str | None, project: str | None,
                force: bool) -> WatchmenOut:
     """The brief between markers in the target files, one file per skill, then a summary of it all."""
     root = project_path or os.getcwd()
     with tool_errors():
-        brief = BriefOut.model_validate(service.learning.briefs.synthesize(root, project, force=force))
+        brief = BriefOut.model_validate(service.learning.briefs.synthesize(
+            root, project, force=force, exclude=paraphrases(service, project)))
     if brief.skipped:
         return WatchmenOut(**brief.model_dump(), summary_id=None, skill_files=[], skipped_files=[])
     written, skipped = skill_files(service, root, project)
