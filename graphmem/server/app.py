@@ -20,7 +20,7 @@ from graphmem.errors import InvalidInput
 from graphmem.server.common import invalid_arguments
 from graphmem.server.context import AppContext
 from graphmem.server.export import GraphChangeNotifier, register_resources, write_tools
-from graphmem.server.profiles import hidden_parameters, tools_of
+from graphmem.server.profiles import hidden_parameters, resources_of, tools_of
 from graphmem.server.schema import compact_schema, without
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
@@ -111,6 +111,8 @@ def build_server(settings: Settings, *, tools: str | None = None,
         summary = " ".join((function.__doc__ or "").split())  # no docstring indentation on the wire
         server.add_tool(function, name=name, description=summary, annotations=hints)
     register_resources(server, lambda: live[-1])
+    for register_seed_resources in resources_of(profile):
+        register_seed_resources(server, lambda: live[-1])
     server.middleware.append(GraphChangeNotifier(server, bus, write_tools(table)))
     return server
 

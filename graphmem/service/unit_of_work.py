@@ -103,6 +103,7 @@ class UnitOfWork:
         self._probe = GenerationProbe(self.engine)
         self._snapshot = snapshot_path(self.engine)
         self._snapshot_generation = 0
+        self._joined: Write | None = None  # the open write of :meth:`atomic`, which nested writes join
         self._seen = self._open_projection()
 
     @property
@@ -112,8 +113,12 @@ class UnitOfWork:
 
     @contextmanager
     def write(self) -> Iterator[Write]:
-        """Lock, one transaction with a change-log entry, commit, then the projection effects."""
+        """Lock, one transaction with a change-log entry, commit, then the projection effects (inside
+        :meth:`atomic`, the write joins the open transaction and commits with it)."""
         with self._lock:
+            if self._joined is not None:  # only the thread holding the lock can see its own atomic write
+                yield self._joined
+                return
             with self.repository.write_transaction() as session:
                 write = Write(session, bump_generation(session))
                 yield write
@@ -122,6 +127,18 @@ class UnitOfWork:
                 append_changes(session, write.generation, write.changes or {NOTHING: set()})
                 prune_changes(session, write.generation)
             self._follow_committed(write)
+
+    @contextmanager
+    def atomic(self) -> Iterator[Write]:
+        """One transaction for several use cases: a call that writes many items (a seed dialect's batch of
+        entities) lands whole or not at all. Every :meth:`write` inside joins it; the projection follows
+        once, after the commit. Reads through other connections see the store as it was before."""
+        with self.write() as write:
+            outer, self._joined = self._joined, write
+            try:
+                yield write
+            finally:
+                self._joined = outer
 
     @contextmanager
     def read(self) -> Iterator[Any]:

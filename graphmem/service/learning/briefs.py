@@ -11,7 +11,7 @@ name of it). Text outside the markers is left byte for byte.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from graphmem.errors import InvalidInput
@@ -73,13 +73,14 @@ class BriefService:
             return self._status(write.session, state, project)
 
     def synthesize(self, root: str | os.PathLike[str], project: str | None = None, *,
-                   force: bool = False) -> BriefResult:
-        """Write the brief into the target files under ``root`` (below the threshold only with ``force``)."""
+                   force: bool = False, exclude: Collection[str] = ()) -> BriefResult:
+        """Write the brief into the target files under ``root`` (below the threshold only with ``force``);
+        memories in ``exclude`` are left out (a dialect's paraphrase duplicates)."""
         status = self.status(project)
         if not status.ready and not force:
             return BriefResult(project, (), (), "", status, skipped=True,
                                message=f"{status.count} of {status.threshold} observations; use force to write now")
-        lines = self.lines(project)
+        lines = self.lines(project, exclude)
         markdown = render(lines, project)
         base = Path(root).resolve()
         if not base.is_dir():
@@ -91,15 +92,16 @@ class BriefService:
         return BriefResult(project, lines, tuple(str(p.relative_to(base)) for p in paths), markdown, after,
                            message=f"brief of {len(lines)} lines written to {len(paths)} file(s)")
 
-    def lines(self, project: str | None) -> tuple[BriefLine, ...]:
-        """The brief's lines: current memories by section (superseded ones are not visible), then skills."""
+    def lines(self, project: str | None, exclude: Collection[str] = ()) -> tuple[BriefLine, ...]:
+        """The brief's lines: current memories by section (superseded ones are not visible, nor those in
+        ``exclude``), then skills."""
         now = self.clock.now_ms()
         with self.uow.read() as session:
             current = session_store.recent_memories(session, project, 100_000, now)
         lines = []
         for section, kinds in _SECTIONS:
             chosen = [m for m in current if m.kind in kinds and m.status in ("active", "promoted")
-                      and m.superseded_by is None][:_PER_SECTION]
+                      and m.superseded_by is None and m.id not in exclude][:_PER_SECTION]
             lines += [BriefLine(section, m.id, " ".join(m.content.split())) for m in chosen]
         for skill in self.skills.list(project, "active").skills:
             lines.append(BriefLine("Active skills", skill.id, skill.summary()))

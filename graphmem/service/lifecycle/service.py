@@ -30,6 +30,7 @@ from graphmem.service.memories.session_attach import attach_sessions
 from graphmem.service.metrics import MetricsRecorder, measured
 from graphmem.service.scrub import scrub_text
 from graphmem.service.unit_of_work import UnitOfWork
+from graphmem.service.validation import check_range, check_text
 from graphmem.store import lifecycle_store
 from graphmem.store.changes import RELATIONS
 from graphmem.store.lifecycle_store import LifeRow
@@ -73,6 +74,17 @@ class LifecycleService:
         items = tuple(describe(m, self.params, now, reasons=(f"score before: {before[m.id]}",))
                       for m in memories)
         return LifecycleReport("touch", items, count=len(items), message=f"reinforced {counted(len(items), 'memory')}")
+
+    @measured("lifecycle.set_strength")
+    def set_strength(self, memory_id: str, strength: float) -> LifecycleReport:
+        """Set a memory's base strength (cortexgraph's ``save_memory(strength=...)``): a starting weight, not
+        a use, so use_count and last_used stay. Looked up in the write itself, so a memory stored earlier in
+        the same unit of work (``UnitOfWork.atomic``) is found."""
+        value = check_range("strength", strength, 1.0, self.settings.decay.max_strength)
+        wanted = check_text("memory id", memory_id, 300, required=True) or ""
+        updated = self._update({wanted: {"strength": value}})
+        return LifecycleReport("set_strength", self._items(updated, self.now_ms()), count=len(updated),
+                               message=f"strength of {wanted} set to {value}")
 
     # -- forgetting -----------------------------------------------------------------------------
     @measured("lifecycle.forget")
