@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from graphmem.core.secret_shapes import AWS_SECRET, GENERATED_TOKEN, PUBLIC_MATERIAL, RULES, Accept
 from graphmem.core.secret_values import looks_generated, looks_like_aws_secret
 
-__all__ = ["PLACEHOLDER", "Redaction", "mask_placeholders", "merge_counts", "placeholder", "redact"]
+__all__ = ["PLACEHOLDER", "Redaction", "mask_placeholders", "merge_counts", "placeholder", "redact", "secret_values"]
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 
@@ -51,14 +51,29 @@ def redact(text: str) -> Redaction:
     {'password': 1}
     """
     counts: Counter[str] = Counter()
+    return Redaction(_redact(text, counts, []), dict(counts))
+
+
+def secret_values(text: str) -> tuple[str, ...]:
+    """The secrets ``redact`` would replace in ``text``, for a pass that must also find what they became
+    elsewhere (``graphmem redact`` drops the concepts made from them). Never stored or returned to a client.
+
+    >>> secret_values("key AKIAIOSFODNN7EXAMPLE here")
+    ('AKIAIOSFODNN7EXAMPLE',)
+    """
+    found: list[str] = []
+    _redact(text, Counter(), found)
+    return tuple(dict.fromkeys(found))
+
+
+def _redact(text: str, counts: Counter[str], found: list[str]) -> str:
     for kind, pattern, group, accept in RULES:
-        text = pattern.sub(_replacer(kind, group, accept, counts), text)
-    text = AWS_SECRET.sub(_aws_secret_replacer(counts), text)
-    text = _replace_generated(text, counts)
-    return Redaction(text, dict(counts))
+        text = pattern.sub(_replacer(kind, group, accept, counts, found), text)
+    text = AWS_SECRET.sub(_aws_secret_replacer(counts, found), text)
+    return _replace_generated(text, counts, found)
 
 
-def _replace_generated(text: str, counts: Counter[str]) -> str:
+def _replace_generated(text: str, counts: Counter[str], found: list[str]) -> str:
     """Replace long generated-looking tokens, except inside public keys, certificates and data URIs."""
     public = [match.span() for match in PUBLIC_MATERIAL.finditer(text)]
 
@@ -67,11 +82,13 @@ def _replace_generated(text: str, counts: Counter[str]) -> str:
         if inside or not looks_generated(match.group(0)):
             return match.group(0)
         counts["generated-token"] += 1
+        found.append(match.group(0))
         return placeholder("generated-token")
     return GENERATED_TOKEN.sub(replace, text)
 
 
-def _replacer(kind: str, group: int, accept: Accept | None, counts: Counter[str]):  # type: ignore[no-untyped-def]
+def _replacer(kind: str, group: int, accept: Accept | None, counts: Counter[str],  # type: ignore[no-untyped-def]
+              found: list[str]):
     def replace(match: re.Match[str]) -> str:
         value = match.group(group)
         if PLACEHOLDER.fullmatch(value.strip("\"'")) or "[REDACTED:" in value:
@@ -79,6 +96,7 @@ def _replacer(kind: str, group: int, accept: Accept | None, counts: Counter[str]
         if accept is not None and not accept(match, group):
             return match.group(0)
         counts[kind] += 1
+        found.append(value)
         start, end = match.span(group)
         whole = match.group(0)
         offset = match.start(0)
@@ -86,12 +104,13 @@ def _replacer(kind: str, group: int, accept: Accept | None, counts: Counter[str]
     return replace
 
 
-def _aws_secret_replacer(counts: Counter[str]):  # type: ignore[no-untyped-def]
+def _aws_secret_replacer(counts: Counter[str], found: list[str]):  # type: ignore[no-untyped-def]
     def replace(match: re.Match[str]) -> str:
         value = match.group(0)
         if not looks_like_aws_secret(value):
             return value
         counts["aws-secret-key"] += 1
+        found.append(value)
         return placeholder("aws-secret-key")
     return replace
 
