@@ -12,6 +12,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from graphmem.server.client_roots import ClientRoots, declared_roots
 from graphmem.server.common import READ_ONLY, WRITE, Kind, Project, service_of, tool_errors
 from graphmem.server.context import AppContext
 from graphmem.server.learn_params import OutcomeValue, TaskTypeValue, ToolsValue
@@ -128,12 +129,14 @@ def memory_brief_status(ctx: Context[AppContext, Any], project: Project = None) 
 
 
 def memory_brief_synthesize(ctx: Context[AppContext, Any], root: Annotated[str, Field(
-        description="project root; targets are written inside it")], project: Project = None,
+        description="project root, inside the project's folder or a root the client declared; targets are "
+                    "written inside it")], roots: ClientRoots, project: Project = None,
         force: bool = False) -> BriefOut:
     """Write the extractive project brief (decisions, errors and fixes, patterns, architecture, active
     skills; every line with its memory id) between graphmem markers in the target files."""
     with tool_errors():
-        return BriefOut.model_validate(service_of(ctx).learning.briefs.synthesize(root, project, force=force))
+        return BriefOut.model_validate(service_of(ctx).learning.briefs.synthesize(
+            root, project, force=force, client_roots=declared_roots(roots)))
 
 
 def memory_brief_reset(ctx: Context[AppContext, Any], project: Project = None) -> BriefStatusOut:

@@ -24,6 +24,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from graphmem.server.client_roots import ClientRoots, declared_roots
 from graphmem.server.common import DESTRUCTIVE, READ_ONLY, REVERSIBLE, WRITE, Kind, reply, service_of, tool_errors
 from graphmem.server.context import AppContext
 from graphmem.server.maintenance import lint_out
@@ -286,7 +287,7 @@ def kirograph_watchmen_status(ctx: Ctx, projectPath: ProjectPath = None) -> Brie
 
 
 def kirograph_watchmen_synthesize(
-    ctx: Ctx, force: Annotated[bool, Field(description="Run even if the pending count is below the threshold.")
+    ctx: Ctx, roots: ClientRoots, force: Annotated[bool, Field(description="Run even if the pending count is below the threshold.")
                                ] = False,
     projectPath: ProjectPath = None,
 ) -> BriefOut:
@@ -295,7 +296,7 @@ def kirograph_watchmen_synthesize(
     root = projectPath or os.getcwd()
     with tool_errors():
         return BriefOut.model_validate(service_of(ctx).learning.briefs.synthesize(
-            root, _project(projectPath), force=force))
+            root, _project(projectPath), force=force, client_roots=declared_roots(roots)))
 
 
 def kirograph_watchmen_reset(ctx: Ctx, projectPath: ProjectPath = None) -> BriefStatusOut:
