@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.test_tools import call, refused
 from tests.server.test_brief_roots import rooted_client
+from tests.server.test_tools import call, refused
 
 pytestmark = pytest.mark.anyio
 

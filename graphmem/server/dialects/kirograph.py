@@ -287,8 +287,8 @@ def kirograph_watchmen_status(ctx: Ctx, projectPath: ProjectPath = None) -> Brie
 
 
 def kirograph_watchmen_synthesize(
-    ctx: Ctx, roots: ClientRoots, force: Annotated[bool, Field(description="Run even if the pending count is below the threshold.")
-                               ] = False,
+    ctx: Ctx, roots: ClientRoots,
+    force: Annotated[bool, Field(description="Run even if the pending count is below the threshold.")] = False,
     projectPath: ProjectPath = None,
 ) -> BriefOut:
     """Synthesize the workspace brief now (decisions, errors and fixes, patterns, architecture, active
