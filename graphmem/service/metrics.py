@@ -57,6 +57,19 @@ class MetricsRecorder:
         self._pending: dict[str, MetricTotals] = {}
         self._lock = threading.Lock()
         self._last_flush = time.monotonic()
+        self._held = 0  # while above zero no flush runs (see :meth:`held`)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Keep counts pending for the block: a flush is its own transaction, and inside one open write
+        (``UnitOfWork.atomic``) SQLite would make it wait for the lock that very write holds."""
+        with self._lock:
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._held -= 1
 
     @contextmanager
     def measure(self, operation: str) -> Iterator[None]:
@@ -75,7 +88,7 @@ class MetricsRecorder:
         delta = MetricTotals(operation, 1, 0 if ok else 1, elapsed_ms, elapsed_ms, buckets, now_ms, now_ms)
         with self._lock:
             self._merge_pending(delta)
-            due = time.monotonic() - self._last_flush >= self.flush_s
+            due = not self._held and time.monotonic() - self._last_flush >= self.flush_s
         if due:
             self.flush()
 

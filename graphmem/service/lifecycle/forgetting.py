@@ -38,6 +38,8 @@ def gc(life: LifecycleContext, *, dry_run: bool, mode: str, limit: int, project:
     now = life.now_ms()
     rows = life_rows(life.uow, _statuses(mode), project,
                                           exclude_kinds=life.settings.lifecycle.protected_kinds)
+    if mode == "delete":
+        rows = _without_lineage(life, rows)
     scores = _scores(life, rows, now)
     below = [i for i in range(len(rows)) if scores[i] < threshold]
     order = sorted(below, key=lambda i: (scores[i], rows[i].id))
@@ -71,6 +73,17 @@ def prune(life: LifecycleContext, older_than: str, *, dry_run: bool, mode: str,
                f"{older_than}; protected kinds: {', '.join(kinds) or 'none'}")
     return LifecycleReport("prune", tuple(_item(row, score) for row, score in chosen), dry_run=dry_run,
                            count=len(chosen), total=len(rows), message=message)
+
+
+def _without_lineage(life: LifecycleContext, rows: list[LifeRow]) -> list[LifeRow]:
+    """Archived originals of a consolidation are kept from a hard delete: the delete would take their
+    ``consolidated_from`` edges with them, and the merged memory would lose the record of its sources."""
+    archived = [row.id for row in rows if row.status == "archived"]
+    if not archived:
+        return rows
+    sources = {relation.target_id for relation in life.uow.repository.relations_touching(archived)
+               if relation.type == "consolidated_from" and relation.status != "ignored"}
+    return [row for row in rows if row.id not in sources]
 
 
 def _statuses(mode: str) -> tuple[str, ...]:

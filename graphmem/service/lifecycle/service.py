@@ -52,6 +52,10 @@ class LifecycleService:
         """:meth:`MemoryEdits.touch`: reinforce (use_count + 1, last_used = now; ``boost`` adds strength)."""
         return self.edits.touch(ids, boost=boost)
 
+    def set_strength(self, memory_id: str, strength: float) -> LifecycleReport:
+        """:meth:`MemoryEdits.set_strength`: a memory's base strength (cortexgraph's ``save_memory``)."""
+        return self.edits.set_strength(memory_id, strength)
+
     def forget(self, memory_id: str, *, superseded_by: str | None = None,
                reason: str | None = None) -> LifecycleReport:
         """:meth:`MemoryEdits.forget`: status ``forgotten``, valid_to = now."""

@@ -1,4 +1,4 @@
-"""Edits of one memory: touch (reinforce), forget, restore and correct with lineage.
+"""Edits of one memory: touch (reinforce), set its strength, forget, restore and correct with lineage.
 
 They are ``memories`` tools (``server/memories.py``), so memories serve them; the lifecycle's bulk
 actions (gc, prune, review, promotion) sit above and reuse :func:`update_memories` and :func:`items`.
@@ -26,6 +26,7 @@ from graphmem.service.memories.session_attach import attach_sessions
 from graphmem.service.metrics import MetricsRecorder, measured
 from graphmem.service.scrub import scrub_text
 from graphmem.service.unit_of_work import UnitOfWork
+from graphmem.service.validation import check_range, check_text
 from graphmem.store import lifecycle_store
 from graphmem.store.changes import RELATIONS
 
@@ -63,6 +64,17 @@ class MemoryEdits:
         touched = tuple(replace(item, reasons=(f"score before: {before[item.id]}",)) for item in touched)
         return LifecycleReport("touch", touched, count=len(touched),
                                message=f"reinforced {counted(len(touched), 'memory')}")
+
+    @measured("lifecycle.set_strength")
+    def set_strength(self, memory_id: str, strength: float) -> LifecycleReport:
+        """Set a memory's base strength (cortexgraph's ``save_memory(strength=...)``): a starting weight, not
+        a use, so use_count and last_used stay. Looked up in the write itself, so a memory stored earlier in
+        the same unit of work (``UnitOfWork.atomic``) is found."""
+        value = check_range("strength", strength, 1.0, self.settings.decay.max_strength)
+        wanted = check_text("memory id", memory_id, 300, required=True) or ""
+        updated = update_memories(self.uow, {wanted: {"strength": value}})
+        return LifecycleReport("set_strength", items(updated, self.params, self.clock.now_ms()), count=len(updated),
+                               message=f"strength of {wanted} set to {value}")
 
     # -- forgetting -----------------------------------------------------------------------------
     @measured("lifecycle.forget")
