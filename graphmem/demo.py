@@ -22,7 +22,10 @@ from graphmem.service import MemoryService
 from graphmem.service.recall.results import AssociateResult, MemoryHit
 from graphmem.settings import Settings
 
-__all__ = ["run_demo"]
+__all__ = ["SAMPLE_DATA", "run_demo"]
+
+# The corpus ships inside the package (a copy of the checkout's data/), so an installed wheel has it too.
+SAMPLE_DATA = Path(__file__).resolve().parent / "sample_data"
 
 _SHOWN = 8  # every hit associate returns (max_results=8): with the header and ★ lines, ≤ 21 lines
 _IMPORT_STEP = 20  # observations per import call, so the progress bar moves while the corpus loads

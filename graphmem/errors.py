@@ -12,6 +12,7 @@ __all__ = [
     "InvalidInput",
     "NotFound",
     "StorageError",
+    "StoreMissing",
 ]
 
 
@@ -55,3 +56,7 @@ class ConflictError(GraphmemError):
 
 class StorageError(GraphmemError):
     """The database refused an operation; the transaction was rolled back."""
+
+
+class StoreMissing(StorageError):
+    """The store named (or the project's) does not exist yet; the message names the command that creates it."""

@@ -17,11 +17,26 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from graphmem.errors import InvalidInput
+from graphmem.errors import InvalidInput, StoreMissing
 
 __all__ = [
-    "ActivationSettings", "DecaySettings", "FusionSettings", "HttpSettings", "LifecycleSettings", "LimitSettings",
-    "Settings", "StoreLocation", "default_db_path", "find_store", "init_location", "store_location",
+    "SUPPORTED_URLS",
+    "ActivationSettings",
+    "DecaySettings",
+    "FusionSettings",
+    "HttpSettings",
+    "LifecycleSettings",
+    "LimitSettings",
+    "Settings",
+    "StoreLocation",
+    "check_database_url",
+    "default_db_path",
+    "find_config",
+    "find_store",
+    "init_location",
+    "masked",
+    "sqlite_path",
+    "store_location",
 ]
 
 
@@ -88,6 +103,32 @@ class FusionSettings(BaseModel):
     bridge_weight: float = Field(2.0, ge=0.0, description="RRF weight of the second-hop (bridge) ranking")
     bridge_hops: int = Field(1, ge=1, le=4, description="hops the bridge spreads from its concepts")
     bridge_sources: int = Field(3, ge=1, le=20, description="best first-pass hits whose entities seed the bridge")
+
+
+class SemanticSettings(BaseModel):
+    """Meaning beside spelling: static embeddings in the graph and in search (docs/retrieval.md, "Semantic").
+
+    Every default was chosen on the four dev sets together (scripts/ablate_semantic.py), never on one.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    enabled: bool = Field(True, description="use the static embedding model (needs the wordllama package)")
+    related_k: int = Field(0, ge=0, le=50,
+                           description="relatedness edges a word keeps to its nearest words (0: off, measured a loss)")
+    related_threshold: float = Field(0.8, ge=0.0, le=1.0, description="cosine a relatedness edge needs")
+    related_weight: float = Field(0.2, ge=0.0, description="edge weight per unit of cosine (mention edges are ~1)")
+    join_weight: float = Field(1.0, ge=0.0, description="edge between forms of one concept (roll back / rollback)")
+    seed_threshold: float = Field(1.0, ge=0.0, le=1.0,
+                                  description="an unmatched query word seeds known words this close (1: off)")
+    search_weight: float = Field(3.0, ge=0.0, description="RRF weight of the semantic leg when keywords cover nothing")
+    gate_open: float = Field(0.12, ge=0.0, le=1.0,
+                             description="the semantic leg counts fully while the best hits cover less of the query")
+    gate_closed: float = Field(0.12, ge=0.0, le=1.0,
+                               description="and not at all once they cover this much (linear in between)")
+    turn_weight: float = Field(0.0, ge=0.0,
+                               description="the leg's weight factor on conversation turns (0: measured a loss there)")
+    cover_threshold: float = Field(0.8, ge=0.0, le=1.0,
+                                   description="composition: a need counts as covered by a concept this close")
 
 
 class LimitSettings(BaseModel):
@@ -187,6 +228,7 @@ class Settings(BaseModel):
     import_workers: int = Field(1, ge=0, le=16, description="worker processes that parse ahead during bulk import")
     activation: ActivationSettings = ActivationSettings()
     fusion: FusionSettings = FusionSettings()
+    semantic: SemanticSettings = SemanticSettings()
     limits: LimitSettings = LimitSettings()
     decay: DecaySettings = DecaySettings()
     lifecycle: LifecycleSettings = LifecycleSettings()
@@ -198,7 +240,7 @@ class Settings(BaseModel):
         """Read ``graphmem.toml`` (or ``GRAPHMEM_CONFIG``) and ``GRAPHMEM_*`` variables, then ``overrides``."""
         environ = os.environ if environ is None else environ
         values: dict[str, Any] = {}
-        path = config_file or Path(environ.get("GRAPHMEM_CONFIG", "graphmem.toml"))
+        path = config_file or (Path(environ["GRAPHMEM_CONFIG"]) if environ.get("GRAPHMEM_CONFIG") else find_config())
         if path.is_file():
             try:
                 values = _merge(values, tomllib.loads(path.read_text(encoding="utf-8")))
@@ -222,6 +264,7 @@ def _spelled(location: tuple[Any, ...]) -> str:
 
 STORE_DIR = ".graphmem"
 STORE_FILE = "memory.db"
+CONFIG_FILE = "graphmem.toml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,14 +281,76 @@ class StoreLocation:
 
     @property
     def path(self) -> Path | None:
-        """The SQLite file, or ``None`` for a database URL or an in-memory store."""
-        if "://" in self.db or self.db in {"", ":memory:"}:
-            return None
-        return Path(self.db).expanduser()
+        """The SQLite file (named by a path or a ``sqlite:///`` URL), or ``None`` for a server database or an
+        in-memory store."""
+        return sqlite_path(self.db)
 
     def shown(self) -> str:
         """The location as printed on stderr: a path, or a URL with its password masked."""
-        return re.sub(r"://([^:/@]*):[^@/]*@", r"://\1:***@", self.db)
+        return masked(self.db)
+
+    def exists(self) -> bool:
+        """Whether the store is there: its SQLite file, or graphmem's tables in a server database."""
+        if self.path is not None:
+            return self.path.exists()
+        if "://" not in self.db or self.db.startswith("sqlite"):
+            return False  # in memory: new on every open
+        from graphmem.store.engine import store_exists  # SQLAlchemy loads only for a server database
+
+        return store_exists(self.db)
+
+    def prepare(self, *, create: bool) -> bool:
+        """Make sure the store may be opened: ``True`` if it is new (created on open), an error naming it and
+        the command that creates it if it is missing and ``create`` is false. Nothing is written before."""
+        if self.db in {"", ":memory:", "sqlite://", "sqlite:///:memory:"} or self.exists():
+            return False
+        if not create:
+            path = self.path
+            missing = "" if path is None or path.parent.is_dir() else f" (the directory {path.parent} does not exist)"
+            raise StoreMissing(f"no graphmem store at {self.shown() if path is None else path}{missing}; "
+                               f"create it with `graphmem --db {self.shown()} init` or add --create")
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        return True
+
+
+SUPPORTED_URLS = "SQLite (a path, or sqlite:///path) or PostgreSQL (postgresql+psycopg://user@host/db)"
+
+
+def masked(db: str) -> str:
+    """``db`` with a URL's password replaced by ``***``.
+
+    >>> masked("postgresql+psycopg://me:secret@host/db")
+    'postgresql+psycopg://me:***@host/db'
+    """
+    return re.sub(r"://([^:/@]*):[^@/]*@", r"://\1:***@", db)
+
+
+def check_database_url(db: str) -> str:
+    """``db`` if graphmem can store there: a path, a ``sqlite:`` or a ``postgresql:`` URL; else a readable error.
+
+    >>> check_database_url("mysql://me@host/db")
+    Traceback (most recent call last):
+    ...
+    graphmem.errors.InvalidInput: unsupported database URL mysql://me@host/db: graphmem stores in SQLite (a path, \
+or sqlite:///path) or PostgreSQL (postgresql+psycopg://user@host/db)
+    """
+    if "://" in db and db.split("://", 1)[0].split("+", 1)[0] not in {"sqlite", "postgresql"}:
+        raise InvalidInput(f"unsupported database URL {masked(db)}: graphmem stores in {SUPPORTED_URLS}")
+    return db
+
+
+def sqlite_path(db: str) -> Path | None:
+    """The SQLite file ``db`` names, as a path or a ``sqlite:///`` URL; ``None`` for anything else.
+
+    >>> sqlite_path("sqlite:////srv/memory.db"), sqlite_path("memory.db"), sqlite_path("sqlite://")
+    (PosixPath('/srv/memory.db'), PosixPath('memory.db'), None)
+    """
+    if db.startswith("sqlite:///"):
+        db = db.removeprefix("sqlite:///").split("?", 1)[0]
+    elif "://" in db:
+        return None
+    return None if db in {"", ":memory:"} else Path(db).expanduser()
 
 
 def find_store(cwd: Path | None = None, environ: Mapping[str, str] | None = None) -> StoreLocation:
@@ -266,6 +371,18 @@ def find_store(cwd: Path | None = None, environ: Mapping[str, str] | None = None
     return StoreLocation(str(Path(data_home) / "graphmem" / STORE_FILE), "user")
 
 
+def find_config(cwd: Path | None = None) -> Path:
+    """``graphmem.toml`` by the rule that finds the project store: the nearest one up from the working directory,
+    never above the project (the folder holding the nearest ``.graphmem/``). Outside a project, the nearest one."""
+    start = (cwd or Path.cwd()).absolute()
+    for folder in (start, *start.parents):
+        if (folder / CONFIG_FILE).is_file():
+            return folder / CONFIG_FILE
+        if (folder / STORE_DIR).is_dir():
+            break
+    return start / CONFIG_FILE  # none: the defaults apply
+
+
 def init_location(cwd: Path | None = None) -> Path:
     """Where ``graphmem init`` puts a new project store: the git root's ``.graphmem/``, else the cwd's."""
     start = (cwd or Path.cwd()).absolute()
@@ -278,7 +395,7 @@ def init_location(cwd: Path | None = None) -> Path:
 def store_location(settings: Settings, environ: Mapping[str, str] | None = None) -> StoreLocation:
     """The store ``settings`` name, and why: given explicitly, or found by :func:`find_store`."""
     if "db" in settings.model_fields_set:
-        return StoreLocation(settings.db, "explicit")
+        return StoreLocation(check_database_url(settings.db), "explicit")
     return find_store(environ=environ)
 
 

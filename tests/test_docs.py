@@ -182,7 +182,7 @@ def corpus_store(runner, tmp_path_factory) -> tuple[Path, int]:
                                ("graphmem import data/observations.jsonl",
                                 "imported (observations): memories 341; duplicates 0")]:
         done = sandbox.run(command)
-        assert done.returncode == 0 and done.lines[-1:] == [last_line], done.lines
+        assert done.returncode == 0 and last_line in done.lines, done.lines
     return sandbox.cwd / ".graphmem", started_ms
 
 

@@ -314,3 +314,10 @@ def test_expected_memory_is_reachable_in_two_hops(q):
         and any(contains_concept(o["content"], concept) for concept in q["via"])
     ]
     assert bridges, f"no first-hop memory links {q['query']!r} to the expected memory via {q['via']}"
+
+
+@pytest.mark.parametrize("name", ["observations.jsonl", "demo_queries.json"])
+def test_the_packaged_sample_data_is_the_checkouts_data(name):
+    packaged = Path(__file__).resolve().parent.parent / "graphmem" / "sample_data" / name
+    assert packaged.read_bytes() == (DATA / name).read_bytes(), (
+        f"graphmem/sample_data/{name} differs from data/{name}: copy data/{name} over it")

@@ -80,3 +80,54 @@ def test_the_per_user_store_is_created_on_first_use(tmp_path, capsys):
 def test_a_relative_store_path_is_reported_in_full(tmp_path, capsys):
     assert main(["--db", "rel.db", "--create", "--json", "stats"]) == 0
     assert json.loads(capsys.readouterr().out)["database"] == str(tmp_path / "work" / "rel.db")
+
+
+def test_a_sqlite_url_follows_the_path_rule_and_is_never_created_silently(tmp_path, capsys):
+    store = tmp_path / "url.db"
+    assert main(["--db", f"sqlite:///{store}", "stats"]) == 2
+    assert f"no graphmem store at {store}" in capsys.readouterr().err
+    assert not store.exists()
+    assert main(["--db", f"sqlite:///{store}", "--create", "stats"]) == 0
+    assert store.is_file() and f"created store sqlite:///{store} (explicit)" in capsys.readouterr().err
+
+
+def test_an_unsupported_database_url_is_one_line_and_exit_2(capsys):
+    assert main(["--db", "mysql://me@db.internal/memory", "stats"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["error: unsupported database URL mysql://me@db.internal/memory: graphmem stores in SQLite "
+                   "(a path, or sqlite:///path) or PostgreSQL (postgresql+psycopg://user@host/db)"]
+
+
+def test_graphmem_toml_is_found_by_the_rule_that_finds_the_project_store(tmp_path):
+    project = tmp_path / "work"
+    (project / ".graphmem").mkdir()
+    (project / "graphmem.toml").write_text('tools = "full"\n', encoding="utf-8")
+    (project / "src" / "deep").mkdir(parents=True)
+    os.chdir(project / "src" / "deep")
+    assert Settings.load(environ={}).tools == "full"
+    (tmp_path / "graphmem.toml").write_text('tools = "kyew"\n', encoding="utf-8")  # above the project: not read
+    (project / "graphmem.toml").unlink()
+    assert Settings.load(environ={}).tools == "core"
+
+
+def test_init_makes_the_project_store_ignore_itself_in_git_and_says_so(tmp_path, capsys):
+    (tmp_path / "work" / ".git").mkdir()
+    assert main(["init"]) == 0
+    captured = capsys.readouterr()
+    store = tmp_path / "work" / ".graphmem"
+    assert (store / ".gitignore").read_text(encoding="utf-8") == "*\n"
+    assert f"created store {store / 'memory.db'} (project)" in captured.err
+    assert ".gitignore" in captured.out and "graphmem export" in captured.out
+    assert main(["init"]) == 0
+    assert capsys.readouterr().out.startswith(f"already a store: {store / 'memory.db'}")
+
+
+@pytest.mark.postgres
+def test_init_on_an_empty_postgresql_database_creates_the_store_and_other_commands_ask_for_it(pg_url, capsys):
+    assert main(["--db", pg_url, "stats"]) == 2
+    assert f"graphmem --db {pg_url} init" in capsys.readouterr().err
+    assert main(["--db", pg_url, "--json", "init"]) == 0
+    assert json.loads(capsys.readouterr().out)["created"] is True
+    assert main(["--db", pg_url, "--json", "init"]) == 0
+    assert json.loads(capsys.readouterr().out)["created"] is False
+    assert main(["--db", pg_url, "stats"]) == 0

@@ -16,8 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from graphmem.errors import StorageError
-
 __all__ = ["Command", "Commands", "HelpFormatter", "emit", "open_service", "plain", "read_input", "render_history",
            "settings_for"]
 
@@ -50,22 +48,10 @@ def settings_for(args: argparse.Namespace, *, create: bool = False) -> Any:
         location = store_location(settings)
     # A named store (--db, GRAPHMEM_DB, a project's .graphmem/) must exist: a typo must not silently
     # become a new, empty memory. The per-user store is the one fallback created on first use.
-    created = _prepare_store(location.path, create=create or args.create or location.source == "user")
+    created = location.prepare(create=create or args.create or location.source == "user")
     print(f"graphmem: {'created' if created else 'using'} store {location.shown()} ({location.source})",
           file=sys.stderr)
     return settings
-
-
-def _prepare_store(path: Path | None, *, create: bool) -> bool:
-    """Make the folder of a store that may be created; ``True`` if the store is new."""
-    if path is None or path.exists():
-        return False
-    if not create:
-        missing = "" if path.parent.is_dir() else f" (the directory {path.parent} does not exist)"
-        raise StorageError(f"no graphmem store at {path}{missing}; create it with "
-                           f"`graphmem --db {path} init` or add --create")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return True
 
 
 def open_service(args: argparse.Namespace, *, create: bool = False) -> Any:

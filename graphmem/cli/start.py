@@ -6,13 +6,13 @@ Where the store lives, and why only ``init`` / ``--create`` create one: docs/con
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+from typing import Any
 
 from graphmem.cli.app import Commands, emit, open_service, settings_for
 
 __all__ = ["COMMANDS", "add_arguments", "cmd_demo", "cmd_init", "cmd_serve"]
-
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 
 
 def cmd_init(args: argparse.Namespace) -> None:
@@ -20,34 +20,64 @@ def cmd_init(args: argparse.Namespace) -> None:
     from graphmem.settings import Settings, init_location, store_location
 
     location = store_location(Settings.load(**({"db": args.db} if args.db else {})))
-    if location.source != "explicit":  # not named: the project store, at the git root
-        location = store_location(Settings.load(db=str(init_location())))
-        args.db = location.db
-    existed = location.path is None or location.path.exists()
+    if location.source == "user":  # none named and no project store: make the project's, at the git root
+        init_location().parent.mkdir(parents=True, exist_ok=True)
+        location = store_location(Settings.load())  # found from here on as the project store
+    existed = location.exists()
+    ignored = location.source == "project" and _ignore_in_git(Path(location.db).parent)
     status = open_service(args, create=True).status()
-    emit(args, {"database": status["database"], "created": not existed},
-         lambda r: f"{'created' if r['created'] else 'already a store:'} {r['database']}")
+    emit(args, {"database": status["database"], "created": not existed, "gitignore": ignored},
+         lambda r: "\n".join([f"{'created' if r['created'] else 'already a store:'} {r['database']}",
+                              *([GIT_ADVICE] if r["gitignore"] else [])]))
+
+
+# The store is a binary SQLite file with WAL side files, rewritten on every write: in git it would conflict on
+# every merge. The folder ignores itself, so no one has to edit the project's .gitignore.
+GIT_ADVICE = (".graphmem/ stays out of git (.graphmem/.gitignore ignores it): the store is local and binary; "
+              "share memories with `graphmem export --format jsonl` and `graphmem import`")
+
+
+def _ignore_in_git(folder: Path) -> bool:
+    """Write ``folder/.gitignore`` ignoring everything in it, unless one is there; ``True`` if written."""
+    ignore = folder / ".gitignore"
+    if ignore.exists():
+        return False
+    ignore.write_text("*\n", encoding="utf-8")
+    return True
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
     """Run the MCP server (stdio by default, or streamable HTTP)."""
-    settings = settings_for(args)
-    from graphmem.server import build_server  # after the store check: a wrong path fails before mcp loads
+    from graphmem.errors import StoreMissing
+    from graphmem.settings import Settings
+
+    try:
+        settings, missing = settings_for(args), None
+    except StoreMissing as error:  # answer every call with the reason: a client shows an exit as "Connection closed"
+        settings, missing = Settings.load(**({"db": args.db} if args.db else {})), str(error)
+        print(f"graphmem: {missing}; every tool call answers this until the store exists", file=sys.stderr)
     from graphmem.server.http_security import serve_http
     from graphmem.server.stdio_guard import serve_stdio
 
+    def build() -> Any:
+        from graphmem.server import build_server
+        from graphmem.server.unavailable import build_unavailable_server
+
+        profile = args.tools or settings.tools
+        return build_server(settings, tools=profile) if missing is None else build_unavailable_server(
+            missing, tools=profile)
+
     if args.transport == "stdio":
-        serve_stdio(build_server(settings, tools=args.tools))
+        serve_stdio(build())
     else:  # the bind address and token are checked before the server is built
-        serve_http(lambda: build_server(settings, tools=args.tools), settings.http, args.host, args.port,
-                   allow_remote=args.allow_remote)
+        serve_http(build, settings.http, args.host, args.port, allow_remote=args.allow_remote)
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
     """Load the bundled sample corpus into a fresh store and run recall and composition queries."""
-    from graphmem.demo import run_demo
+    from graphmem.demo import SAMPLE_DATA, run_demo
 
-    run_demo(DATA_DIR, db=args.db, as_json=args.json)
+    run_demo(SAMPLE_DATA, db=args.db, as_json=args.json)
 
 
 COMMANDS: Commands = {

@@ -18,6 +18,7 @@ projection reflects; when another process wrote, its changes are applied increme
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -40,7 +41,9 @@ from graphmem.store.follow import follow
 from graphmem.store.projection import GraphProjection
 from graphmem.store.projection_snapshot import load_snapshot, save_snapshot, snapshot_path
 from graphmem.store.repository import Repository, StoredBatch
+from graphmem.store.semantic_index import Embedder
 from nlp import ConceptExtractor
+from nlp.embedding import EmbeddingUnavailable, load_embedder
 
 __all__ = ["Effect", "UnitOfWork", "Write"]
 
@@ -94,7 +97,7 @@ class UnitOfWork:
         self.engine = open_engine(settings.db)
         self.repository = Repository(self.engine)
         self.extractor = extractor or ConceptExtractor(settings.nlp_model)
-        self.projection = GraphProjection(settings.activation)
+        self.projection = GraphProjection(settings.activation, settings.semantic, _embedder(settings))
         # Re-entrant: a write's after-commit step, and a use case that reads fresh inside a write.
         self._lock = threading.RLock()
         self._probe = GenerationProbe(self.engine)
@@ -204,3 +207,24 @@ class UnitOfWork:
             self._seen = self.projection.reload(self.engine)
             raise
         self._seen = write.generation
+
+
+def _embedder(settings: Settings) -> Embedder | None:
+    """The static embedding model when the semantic signal is on; without its package, recall is keyword- and
+    graph-only, as before the semantic leg, and stderr says why once."""
+    if not settings.semantic.enabled:
+        return None
+    try:
+        return load_embedder()
+    except EmbeddingUnavailable as missing:
+        _warn_once(f"graphmem: semantic recall is off: {missing}")
+        return None
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        print(message, file=sys.stderr)

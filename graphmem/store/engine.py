@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,10 +15,14 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import SQLModel, col, create_engine
 
 from graphmem.errors import StorageError
+from graphmem.settings import check_database_url, masked
 from graphmem.store import fulltext, migrations
 from graphmem.store.tables import SCHEMA_VERSION, MetaRow, StoreGenerationRow
 
-__all__ = ["WRITE_OPTION", "WRITE_WAIT_S", "database_url", "describe_store", "open_engine", "snapshot"]
+__all__ = [
+    "SCHEMA_VERSION", "WRITE_OPTION", "WRITE_WAIT_S", "database_url", "describe_store", "open_engine", "snapshot",
+    "store_exists",
+]
 
 # How long a write waits for another process's write lock before it fails with a plain message.
 # Imports commit in batches that hold the lock well under a second, so a longer wait means a stuck writer.
@@ -40,9 +43,14 @@ def database_url(db: str) -> str:
     'postgresql+psycopg://u@h/db'
     >>> database_url(":memory:")
     'sqlite://'
+
+    Raises
+    ------
+    InvalidInput
+        If the URL names a database graphmem does not store in (one line naming the supported ones).
     """
     if "://" in db:
-        return db
+        return check_database_url(db)
     if db in {":memory:", ""}:
         return "sqlite://"
     return f"sqlite:///{Path(db).expanduser()}"
@@ -63,8 +71,7 @@ def open_engine(db: str) -> Engine:
     try:
         engine = create_engine(url, **_engine_options(url))
     except (SQLAlchemyError, OSError) as error:
-        masked = re.sub(r"://([^:/@]*):[^@/]*@", r"://\1:***@", url)
-        raise StorageError(f"cannot open database {masked}: {_first_line(error)}") from error
+        raise StorageError(f"cannot open database {masked(url)}: {_first_line(error)}") from error
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
@@ -75,6 +82,28 @@ def open_engine(db: str) -> Engine:
         shown = engine.url.render_as_string()  # hides the password
         raise StorageError(f"cannot open database {shown}: {_first_line(error)}") from error
     return engine
+
+
+def store_exists(db: str) -> bool:
+    """Whether the database ``db`` names already holds a graphmem store (its meta table); nothing is written.
+
+    Raises
+    ------
+    StorageError
+        If the database cannot be reached.
+    """
+    url = database_url(db)
+    try:
+        engine = create_engine(url, **_engine_options(url))
+    except (SQLAlchemyError, OSError) as error:
+        raise StorageError(f"cannot open database {masked(url)}: {_first_line(error)}") from error
+    try:
+        with engine.connect() as connection:
+            return inspect(connection).has_table(MetaRow.__tablename__)
+    except SQLAlchemyError as error:
+        raise StorageError(f"cannot open database {masked(url)}: {_first_line(error)}") from error
+    finally:
+        engine.dispose()
 
 
 @contextmanager

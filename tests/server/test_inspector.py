@@ -49,3 +49,10 @@ def test_the_inspector_lists_calls_and_reads_structured_results(tmp_path):
     if refused.returncode == 0:  # 0.15.0 exits 0 and prints the tool result
         assert json.loads(refused.stdout)["isError"] is True
     assert "mode" in output and "Traceback" not in output
+
+
+def test_the_inspector_writes_and_then_reads_the_graph_resource(tmp_path):
+    _inspect(tmp_path, "--method", "tools/call", "--tool-name", "memory_store",
+             "--tool-arg", "content=Rollbacks use the previous image tag")
+    read = _inspect(tmp_path, "--method", "resources/read", "--uri", "graphmem://graph")
+    assert json.loads(read["contents"][0]["text"])["stats"]["memories"] == 1

@@ -26,15 +26,15 @@ async def test_clusters_duplicates_consolidate_and_undo(client, service):
     assert sorted(cluster["memory_ids"]) == sorted(ids) and cluster["action"] == "merge"
     duplicates = await call(client, "memory_duplicates")
     assert {duplicates["pairs"][0]["left_id"], duplicates["pairs"][0]["right_id"]} == set(ids)
-    preview = await call(client, "memory_consolidate", cluster_id=cluster["id"])
+    preview = await call(client, "memory_consolidate_preview", cluster_id=cluster["id"])
     assert preview["action"] == "preview" and "localStorage" in preview["previews"][0]["content"]
-    applied = await call(client, "memory_consolidate", cluster_id=cluster["id"], mode="apply")
+    applied = await call(client, "memory_consolidate_apply", cluster_id=cluster["id"])
     assert sorted(applied["archived"]) == sorted(ids)
     search = await call(client, "memory_search", query="localStorage tokens")
     assert [hit["id"] for hit in search["hits"]] == [applied["merged_id"]]
     undone = await call(client, "memory_consolidate_undo", merged_id=applied["merged_id"])
     assert sorted(undone["restored"]) == sorted(ids)
-    assert "NotFound" in await refused(client, "memory_consolidate", cluster_id="clu_0000000000000000")
+    assert "NotFound" in await refused(client, "memory_consolidate_apply", cluster_id="clu_0000000000000000")
 
 
 async def test_learn_drafts_a_skill_that_moves_through_its_lifecycle(client):

@@ -75,3 +75,17 @@ async def test_graphmem_serve_over_streamable_http(tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+async def test_a_server_on_a_missing_store_answers_and_every_call_says_how_to_create_it(tmp_path):
+    env = _env(tmp_path)  # GRAPHMEM_DB names a store that does not exist, as a client config may
+    missing = tmp_path / "served.db"
+    async with Client(StdioServerParameters(command=GRAPHMEM, args=["serve"], env=env)) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert {"memory_store", "memory_search"} <= names
+        for name, arguments in [("memory_search", {"query": "webhooks"}), ("memory_store", {"content": WEBHOOK})]:
+            reply = await client.call_tool(name, arguments)
+            assert reply.is_error
+            assert reply.content[0].text == (f"no graphmem store at {missing}; create it with "
+                                             f"`graphmem --db {missing} init` or add --create")
+    assert not missing.exists()
