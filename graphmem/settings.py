@@ -206,6 +206,8 @@ class LifecycleSettings(BaseModel):
     promote_min_span_hours: float = Field(24.0, ge=0.0)
     vault_path: str | None = Field(None, description="Markdown/Obsidian vault root for promote(export=True)")
     vault_folder: str = Field("graphmem", description="folder inside the vault; never outside it")
+    brief_roots: tuple[str, ...] = Field((), description="folders an MCP client may name as a brief root, besides "
+                                                         "the project's own and the client's declared roots")
     review_interval_days: float = Field(7.0, gt=0.0, description="first rescheduled review interval")
     review_growth: float = Field(2.0, ge=1.0, description="each reschedule multiplies the interval")
     review_max_interval_days: float = Field(365.0, gt=0.0)
@@ -213,6 +215,12 @@ class LifecycleSettings(BaseModel):
     auto_sessions: bool = Field(True, description="store() attaches memories to the open session")
     recent_memories: int = Field(10, ge=0, le=100, description="memories a session start returns")
     metrics_flush_s: float = Field(5.0, ge=0.0, description="metrics reach the database at most this late")
+
+    @field_validator("brief_roots", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        """``GRAPHMEM_LIFECYCLE__BRIEF_ROOTS=/work/a,/work/b`` from the environment."""
+        return tuple(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else value
 
 
 class Settings(BaseModel):

@@ -14,6 +14,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from graphmem.server.client_roots import ClientRoots, declared_roots
 from graphmem.server.common import (
     DESTRUCTIVE_EACH_TIME,
     READ_ONLY,
@@ -208,14 +209,17 @@ def memory_brief_status(ctx: Ctx, project: Project = None) -> Annotated[CallTool
 
 def memory_brief_synthesize(
     ctx: Ctx,
-    root: Annotated[str, Field(description="project root; targets are written inside it")],
+    root: Annotated[str, Field(description="project root, inside the project's folder or a root the client "
+                                           "declared; targets are written inside it")],
+    roots: ClientRoots,
     project: Project = None,
     force: Annotated[bool, Field(description="Write even below the observation threshold")] = False,
 ) -> Annotated[CallToolResult, BriefOut]:
     """Write the extractive project brief (decisions, errors and fixes, patterns, architecture, active
     skills; every line with its memory id) between graphmem markers in the target files."""
     with tool_errors():
-        brief = service_of(ctx).learning.briefs.synthesize(root, project, force=force)
+        brief = service_of(ctx).learning.briefs.synthesize(root, project, force=force,
+                                                           client_roots=declared_roots(roots))
     return reply(BriefOut.model_validate(brief))
 
 

@@ -10,6 +10,7 @@ from mcp import Client
 
 from graphmem.server import build_server
 from tests.conftest import ORDERS, WEBHOOK
+from tests.server.test_brief_roots import rooted_client
 from tests.server.test_tools import call, refused
 
 pytestmark = pytest.mark.anyio
@@ -272,7 +273,7 @@ KIRO_STORE_EXAMPLE = {
 
 
 @pytest.mark.parametrize("dialect", ["kirograph"], indirect=True)
-async def test_kirograph_examples_run_unchanged_and_answer_in_its_shapes(dialect, service, tmp_path):
+async def test_kirograph_examples_run_unchanged_and_answer_in_its_shapes(dialect, service, settings, tmp_path):
     listed = {t.name: t for t in (await dialect.list_tools()).tools}
     assert len(listed) == 19 and all(n.startswith(("kirograph_mem_", "kirograph_watchmen_")) for n in listed)
     stored = await text(dialect, "kirograph_mem_store", KIRO_STORE_EXAMPLE)
@@ -332,7 +333,8 @@ async def test_kirograph_examples_run_unchanged_and_answer_in_its_shapes(dialect
     assert pruned["dry_run"] is True
     watch = await call(dialect, "kirograph_watchmen_status")
     assert {"count", "threshold"} <= set(watch)
-    brief = await call(dialect, "kirograph_watchmen_synthesize", force=True, projectPath=str(tmp_path))
+    async with rooted_client(service, settings, tmp_path, tools="kirograph") as rooted:  # a brief root is declared
+        brief = await call(rooted, "kirograph_watchmen_synthesize", force=True, projectPath=str(tmp_path))
     assert "written" in brief
     assert (await call(dialect, "kirograph_watchmen_reset"))["count"] == 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.server.test_brief_roots import rooted_client
 from tests.server.test_tools import call, refused
 
 pytestmark = pytest.mark.anyio
@@ -54,7 +55,12 @@ async def test_learn_drafts_a_skill_that_moves_through_its_lifecycle(client):
     assert [v["actor"] for v in one["skills"][0]["history"]] == ["graphmem", "alice", "agent", "agent"]
 
 
-async def test_brief_status_synthesize_and_reset(client, service, tmp_path):
+async def test_brief_status_synthesize_and_reset(service, settings, tmp_path):
+    async with rooted_client(service, settings, tmp_path) as client:
+        await _brief_round_trip(client, service, tmp_path)
+
+
+async def _brief_round_trip(client, service, tmp_path):
     service.store("Use Terraform workspaces per region", kind="decision", project="infra")
     status = await call(client, "memory_brief_status", project="infra")
     assert status["count"] == 1 and status["threshold"] == 5 and "AGENTS.md" in status["targets"]

@@ -25,6 +25,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from graphmem.server.client_roots import ClientRoots, declared_roots
 from graphmem.server.common import DESTRUCTIVE, READ_ONLY, REVERSIBLE, WRITE, Kind, reply, service_of, tool_errors
 from graphmem.server.context import AppContext
 from graphmem.server.dialects import kirograph_scope as scope
@@ -309,14 +310,14 @@ def kirograph_watchmen_status(ctx: Ctx, projectPath: ProjectPath = None) -> Watc
 
 
 def kirograph_watchmen_synthesize(
-    ctx: Ctx, force: Annotated[bool, Field(description="Run even if the pending count is below the threshold.")
-                               ] = False,
+    ctx: Ctx, roots: ClientRoots,
+    force: Annotated[bool, Field(description="Run even if the pending count is below the threshold.")] = False,
     projectPath: ProjectPath = None,
 ) -> WatchmenOut:
     """Synthesize the workspace brief now (decisions, errors and fixes, patterns, architecture, active
     skills; each line with its observation id) between markers in the target files under projectPath, one
     file per skill, and store a kind: 'summary' observation of it (the count restarts)."""
-    return watchmen.synthesize(service_of(ctx), projectPath, _project(projectPath), force)
+    return watchmen.synthesize(service_of(ctx), projectPath, _project(projectPath), force, declared_roots(roots))
 
 
 def kirograph_watchmen_reset(ctx: Ctx, projectPath: ProjectPath = None) -> WatchmenStatusOut:

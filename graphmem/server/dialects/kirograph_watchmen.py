@@ -18,6 +18,7 @@ three related observations exist (``service.learning.skills.learn``).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from graphmem.server.common import tool_errors
@@ -125,12 +126,12 @@ def paraphrases(service: MemoryService, project: str | None) -> set[str]:
 
 
 def synthesize(service: MemoryService, project_path: str | None, project: str | None,
-               force: bool) -> WatchmenOut:
+               force: bool, client_roots: Sequence[Path] = ()) -> WatchmenOut:
     """The brief between markers in the target files, one file per skill, then a summary of it all."""
     root = project_path or os.getcwd()
     with tool_errors():
         brief = BriefOut.model_validate(service.learning.briefs.synthesize(
-            root, project, force=force, exclude=paraphrases(service, project)))
+            root, project, force=force, exclude=paraphrases(service, project), client_roots=client_roots))
     if brief.skipped:
         return WatchmenOut(**brief.model_dump(), summary_id=None, skill_files=[], skipped_files=[])
     written, skipped = skill_files(service, root, project)
