@@ -10,9 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from mcp import Client
 
-from graphmem.server import build_server
+from tests.server.test_brief_roots import rooted_client
 from tests.server.test_dialects import text
 from tests.server.test_tools import call
 
@@ -27,8 +26,9 @@ PATTERNS = [
 
 
 @pytest.fixture
-async def kiro(service, settings):
-    async with Client(build_server(settings, tools="kirograph", service=service)) as connected:
+async def kiro(service, settings, tmp_path):
+    """A KiroGraph agent's client; it declares ``tmp_path`` as a root, so briefs may be written there."""
+    async with rooted_client(service, settings, tmp_path, tools="kirograph") as connected:
         yield connected
 
 

@@ -28,7 +28,7 @@ from graphmem.server import learning
 from graphmem.server.common import DESTRUCTIVE, READ_ONLY, REVERSIBLE, WRITE, service_of, tool_errors
 from graphmem.server.context import AppContext
 from graphmem.service import MemoryService
-from graphmem.service.learning.results import SkillHit
+from graphmem.service.recall.skills import SkillHit
 
 __all__ = ["TOOLS"]
 
