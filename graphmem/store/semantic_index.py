@@ -1,9 +1,9 @@
 """The projection's semantic part: a vector per memory and per word concept, and the relatedness edges.
 
 Like the rest of the projection this is derived data, rebuilt from the rows (texts and concept keys) and the
-pinned model, never written back as truth. Word vectors are stored as float16 (half the bytes; cosines move by
-about 1e-3) and memories' as float32, memories' by memory row and words' by concept row, so concept nodes cost nothing when they are
-phrases or identifiers, which have no vector of their own.
+pinned model, never written back as truth. Word vectors are stored as float16 (half the bytes; cosines move
+by about 1e-3) and memories' as float32, memories' by memory row and words' by concept row, so concept nodes
+cost nothing when they are phrases or identifiers, which have no vector of their own.
 
 Word concepts (a single word: a term or a one-word entity) get relatedness edges to their ``related_k``
 nearest words with cosine ≥ ``related_threshold``: "nervous" ↔ "anxious", "party" ↔ "celebration". Forms of
@@ -152,7 +152,8 @@ class SemanticIndex:
                 np.full(len(a), self.settings.join_weight))
 
     # -- queries --------------------------------------------------------------------------------
-    def memory_similarity(self, query: Vectors, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    def memory_similarity(self, query: npt.NDArray[np.floating[Any]],
+                          nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """Cosine of each memory node with the query vector (0 for a memory without a vector)."""
         rows = self.memories.rows(nodes)
         result = np.zeros(len(nodes))
