@@ -4,8 +4,8 @@ The vectors are WordLlama's ``l2_supercat`` token table (32k Llama-2 sub-word to
 16 MB safetensors file) shipped inside the ``wordllama`` wheel on PyPI. A text's vector is the mean of its
 word tokens' vectors (tokens with a letter), L2-normalised, so cosine is a dot product. Only the two data
 files are read here, with ``tokenizers`` and ``safetensors`` (the package's own loader would reach for the
-network when a file is missing); both files are pinned by SHA-256, so a changed wheel fails loudly instead of silently changing
-every ranking. Licence and size: docs/retrieval.md ("The semantic signal").
+network when a file is missing); both files are pinned by SHA-256, so a changed wheel fails loudly instead
+of silently changing every ranking. Licence and size: docs/retrieval.md ("The semantic signal").
 
 Measured (docs/retrieval.md): 14,700 texts/s in batches and 0.07 ms for one text on one core.
 """

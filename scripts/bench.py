@@ -128,7 +128,6 @@ def bench_eval() -> str:
     if errors:
         raise RuntimeError("; ".join(errors))
     from retrieval_eval import format_deltas, format_table
-
     from retrieval_eval.bench_sections import semantic_section
 
     return format_table(results) + "\n\n" + format_deltas(results) + "\n\n" + semantic_section()
