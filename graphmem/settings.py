@@ -126,6 +126,8 @@ class SemanticSettings(BaseModel):
                              description="the semantic leg counts fully while the best hits cover less of the query")
     gate_closed: float = Field(0.12, ge=0.0, le=1.0,
                                description="and not at all once they cover this much (linear in between)")
+    min_similarity: float = Field(0.25, ge=0.0, le=1.0,
+                                  description="cosine a memory needs to enter the ranking by meaning alone")
     fusion: Literal["rrf", "score"] = Field("score", description="how the open gate fuses meaning with the ranking")
     keyword_share: float = Field(0.15, ge=0.0, le=10.0, description="score fusion: the first ranking's share")
     turn_weight: float = Field(0.0, ge=0.0,

@@ -20,7 +20,7 @@ MEMORIES = [
     "Tom planted tomatoes and basil in the school garden",
 ]
 # A conversation's context: the worry is in other words, and almost nothing is shared with the memory.
-CONTEXT = "Assistant: How was your day? User: I was so scared and worried before I had to talk in front of the class"
+CONTEXT = "I am scared and worried before giving my presentation"
 
 
 def _filled(settings: Settings, extractor: ConceptExtractor, **semantic: object) -> MemoryService:

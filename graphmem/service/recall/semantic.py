@@ -115,7 +115,10 @@ class SemanticLeg:
             keep = np.argpartition(-similarity, limit - 1)[:limit]
             nodes, similarity = nodes[keep], similarity[keep]
         order = np.lexsort((nodes, -similarity))
-        return [(int(nodes[i]), float(similarity[i])) for i in order if similarity[i] > 0]
+        # A memory that only meaning brings in must be close: below this a static cosine is topic noise
+        # ("Google ago" and "We write the worker in Go": 0.14), and an agent takes filler for a hit.
+        floor = self.settings.min_similarity
+        return [(int(nodes[i]), float(similarity[i])) for i in order if similarity[i] >= floor]
 
 
 def synonym_cover(projection: GraphProjection, needs: Sequence[str], concepts: dict[int, frozenset[str]],
