@@ -120,14 +120,19 @@ class SemanticSettings(BaseModel):
     join_weight: float = Field(1.0, ge=0.0, description="edge between forms of one concept (roll back / rollback)")
     seed_threshold: float = Field(1.0, ge=0.0, le=1.0,
                                   description="an unmatched query word seeds known words this close (1: off)")
-    search_weight: float = Field(3.0, ge=0.0, description="RRF weight of the semantic leg when keywords cover nothing")
+    search_weight: float = Field(1.0, ge=0.0,
+                                 description="weight of the semantic leg where the gate is open (cosine, or RRF)")
     gate_open: float = Field(0.12, ge=0.0, le=1.0,
                              description="the semantic leg counts fully while the best hits cover less of the query")
     gate_closed: float = Field(0.12, ge=0.0, le=1.0,
                                description="and not at all once they cover this much (linear in between)")
+    min_similarity: float = Field(0.25, ge=0.0, le=1.0,
+                                  description="cosine a memory needs to enter the ranking by meaning alone")
+    fusion: Literal["rrf", "score"] = Field("score", description="how the open gate fuses meaning with the ranking")
+    keyword_share: float = Field(0.15, ge=0.0, le=10.0, description="score fusion: the first ranking's share")
     turn_weight: float = Field(0.0, ge=0.0,
                                description="the leg's weight factor on conversation turns (0: measured a loss there)")
-    cover_threshold: float = Field(0.8, ge=0.0, le=1.0,
+    cover_threshold: float = Field(0.55, ge=0.0, le=1.0,
                                    description="composition: a need counts as covered by a concept this close")
 
 

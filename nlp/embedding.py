@@ -2,10 +2,10 @@
 
 The vectors are WordLlama's ``l2_supercat`` token table (32k Llama-2 sub-word tokens × 256 dimensions, a
 16 MB safetensors file) shipped inside the ``wordllama`` wheel on PyPI. A text's vector is the mean of its
-tokens' vectors, L2-normalised, so cosine is a dot product. Only the two data files are read here, with
-``tokenizers`` and ``safetensors`` (the package's own loader would reach for the network when a file is
-missing); both files are pinned by SHA-256, so a changed wheel fails loudly instead of silently changing
-every ranking. Licence and size: docs/retrieval.md ("The semantic signal").
+word tokens' vectors (tokens with a letter), L2-normalised, so cosine is a dot product. Only the two data
+files are read here, with ``tokenizers`` and ``safetensors`` (the package's own loader would reach for the
+network when a file is missing); both files are pinned by SHA-256, so a changed wheel fails loudly instead
+of silently changing every ranking. Licence and size: docs/retrieval.md ("The semantic signal").
 
 Measured (docs/retrieval.md): 14,700 texts/s in batches and 0.07 ms for one text on one core.
 """
@@ -53,6 +53,13 @@ class StaticEmbedder:
         self.table = np.ascontiguousarray(table, dtype=np.float32)
         self.tokenizer = tokenizer
         self.dimensions = int(self.table.shape[1])
+        # Digits and punctuation carry no meaning in a static table, and every memory has some: the
+        # "(2023-12-25)" of a dated memory is twelve tokens. Pooling only tokens with a letter lifted
+        # cosine-alone R@5 from 0.507 to 0.548 on the conversation-context set, and no set lost.
+        self.meaningful = np.zeros(len(self.table), dtype=bool)
+        for token, index in tokenizer.get_vocab().items():
+            if index < len(self.table) and any(ch.isalpha() for ch in token.lstrip("\u2581")):
+                self.meaningful[index] = True
 
     def embed(self, texts: list[str]) -> Vectors:
         """One unit vector per text (rows of zeros for texts without a token)."""
@@ -61,6 +68,8 @@ class StaticEmbedder:
             encodings = self.tokenizer.encode_batch(texts[start:start + _BATCH], add_special_tokens=False)
             for offset, encoding in enumerate(encodings):
                 ids = np.asarray(encoding.ids[:_MAX_TOKENS], dtype=np.int64)
+                words = ids[self.meaningful[ids]]
+                ids = words if words.size else ids
                 if ids.size:
                     result[start + offset] = self.table[ids].mean(axis=0)
         norms = np.linalg.norm(result, axis=1, keepdims=True)

@@ -111,9 +111,9 @@ def build_server(settings: Settings, *, tools: str | None = None,
         summary = " ".join((function.__doc__ or "").split())  # no docstring indentation on the wire
         server.add_tool(function, name=name, description=summary, annotations=hints)
     register_resources(server, lambda: live[-1])
-    for register_seed_resources in resources_of(profile):
-        register_seed_resources(server, lambda: live[-1])
-    server.middleware.append(GraphChangeNotifier(server, bus, write_tools(table)))
+    seed_uris = tuple(uri for register_seed_resources in resources_of(profile)
+                      for uri in register_seed_resources(server, lambda: live[-1]))
+    server.middleware.append(GraphChangeNotifier(server, bus, write_tools(table), also=seed_uris))
     return server
 
 

@@ -151,16 +151,18 @@ class GraphChangeNotifier:
     call cost about 2 ms in ``core`` and 15 ms in ``full``: the schemas are compacted on every listing.)
     """
 
-    def __init__(self, server: MCPServer[Any], bus: SubscriptionBus, writes: frozenset[str]) -> None:
+    def __init__(self, server: MCPServer[Any], bus: SubscriptionBus, writes: frozenset[str],
+                 also: tuple[str, ...] = ()) -> None:
         self._bus = bus
         self._writes = writes
+        self._also = also  # a dialect's own resources every write changes (memory://knowledge-graph)
         self._subscriptions = ResourceSubscriptions.serve(server)
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         result = await call_next(ctx)
         if self._wrote(ctx, result):
             try:
-                await self._notify(ctx, [GRAPH_URI, *_memory_uris(result.get("structuredContent"))])
+                await self._notify(ctx, [GRAPH_URI, *self._also, *_memory_uris(result.get("structuredContent"))])
             except Exception:  # best effort: the write succeeded and must be reported as such
                 logger.warning("could not send the graph change notification", exc_info=True)
         return result

@@ -58,8 +58,9 @@ def hidden_parameters(profile: str) -> dict[str, frozenset[str]]:
     return _CORE_HIDDEN if profile == "core" else {}
 
 
-# A dialect's own resources, beside graphmem's: each registrar takes the server and the live service.
-ResourceRegistrar = Callable[[Any, Callable[[], Any]], None]
+# A dialect's own resources, beside graphmem's: each registrar takes the server and the live service, and
+# returns the URIs a write changes (their subscribers are told, as the seed server tells them).
+ResourceRegistrar = Callable[[Any, Callable[[], Any]], tuple[str, ...]]
 _RESOURCES: dict[str, tuple[ResourceRegistrar, ...]] = {"reference": (reference.register_resources,)}
 
 

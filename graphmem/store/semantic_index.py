@@ -152,7 +152,8 @@ class SemanticIndex:
                 np.full(len(a), self.settings.join_weight))
 
     # -- queries --------------------------------------------------------------------------------
-    def memory_similarity(self, query: Vectors, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    def memory_similarity(self, query: npt.NDArray[np.floating[Any]],
+                          nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """Cosine of each memory node with the query vector (0 for a memory without a vector)."""
         rows = self.memories.rows(nodes)
         result = np.zeros(len(nodes))

@@ -101,3 +101,13 @@ async def test_read_graph_returns_relations_across_pages(cortex):
         graph = await call(cortex, "read_graph", page=page, page_size=1)
         assert len(graph["memories"]) == 1
         assert [(r["from"], r["to"]) for r in graph["relations"]] == [(first, second)]
+
+
+async def test_search_filters_apply_before_the_top_k_cut(cortex, service):
+    service.store_many([{"content": f"Invoice {n}: the invoice export writes one invoice row per invoice line",
+                         "created_at": _old(120)} for n in range(5)])
+    fresh = (await call(cortex, "save_memory", content="The invoice export runs nightly"))["memory_id"]
+    found = await call(cortex, "search_memory", query="invoice export", top_k=1, min_score=0.5)
+    assert [r["id"] for r in found["results"]] == [fresh]
+    recent = await call(cortex, "search_memory", query="invoice export", top_k=1, window_days=30)
+    assert [r["id"] for r in recent["results"]] == [fresh]

@@ -10,9 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from mcp import Client
 
-from graphmem.server import build_server
+from tests.server.test_brief_roots import rooted_client
 from tests.server.test_dialects import text
 from tests.server.test_tools import call
 
@@ -27,8 +26,9 @@ PATTERNS = [
 
 
 @pytest.fixture
-async def kiro(service, settings):
-    async with Client(build_server(settings, tools="kirograph", service=service)) as connected:
+async def kiro(service, settings, tmp_path):
+    """A KiroGraph agent's client; it declares ``tmp_path`` as a root, so briefs may be written there."""
+    async with rooted_client(service, settings, tmp_path, tools="kirograph") as connected:
         yield connected
 
 
@@ -72,6 +72,13 @@ async def test_a_synthesis_writes_the_brief_one_file_per_skill_and_a_summary(kir
     skill_file.write_text("my own notes\n")
     again = await call(kiro, "kirograph_watchmen_synthesize", projectPath=str(root), force=True)
     assert again["skipped_files"] == brief["skill_files"] and skill_file.read_text() == "my own notes\n"
+    # nor is a link planted in its place followed out of the project
+    outside = tmp_path / "outside.md"
+    outside.write_text("not the project's\n")
+    skill_file.unlink()
+    skill_file.symlink_to(outside)
+    linked = await call(kiro, "kirograph_watchmen_synthesize", projectPath=str(root), force=True)
+    assert linked["skipped_files"] == brief["skill_files"] and outside.read_text() == "not the project's\n"
 
 
 async def test_search_by_session_filters_before_the_cut(kiro, service):

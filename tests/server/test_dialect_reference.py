@@ -171,3 +171,30 @@ async def test_the_same_calls_answer_as_the_reference_server_does(reference, tmp
         theirs_graph = json.loads((await original.read_resource(resource)).contents[0].text)
         ours_graph = json.loads((await reference.read_resource(resource)).contents[0].text)
         assert _normalised(ours_graph) == _normalised(theirs_graph)
+
+
+async def test_a_subscriber_to_the_knowledge_graph_hears_of_every_write(tmp_path):
+    import asyncio
+
+    from tests.server.test_subscriptions import Peer
+    from tests.server.test_transports import GRAPHMEM
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")} | {
+        "GRAPHMEM_DB": str(tmp_path / "m.db")}
+    process = await asyncio.create_subprocess_exec(GRAPHMEM, "--create", "serve", "--tools", "reference", env=env,
+                                                   stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                                                   stderr=asyncio.subprocess.DEVNULL)
+    peer = Peer(process)
+    try:
+        await peer.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                          "clientInfo": {"name": "raw", "version": "1"}})
+        await peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert await peer.request("resources/subscribe", {"uri": "memory://knowledge-graph"}) == {}
+        create = {"name": "create_entities", "arguments": {"entities": [ALICE]}}
+        assert await peer.updates_after("tools/call", create) == ["memory://knowledge-graph"]
+        read = {"name": "read_graph", "arguments": {}}
+        assert await peer.updates_after("tools/call", read) == []
+    finally:
+        if process.stdin is not None:
+            process.stdin.close()
+        await asyncio.wait_for(process.wait(), 60)

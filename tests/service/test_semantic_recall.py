@@ -20,7 +20,7 @@ MEMORIES = [
     "Tom planted tomatoes and basil in the school garden",
 ]
 # A conversation's context: the worry is in other words, and almost nothing is shared with the memory.
-CONTEXT = "Assistant: How was your day? User: I was so scared and worried before I had to talk in front of the class"
+CONTEXT = "I am scared and worried before giving my presentation"
 
 
 def _filled(settings: Settings, extractor: ConceptExtractor, **semantic: object) -> MemoryService:
@@ -103,3 +103,22 @@ def test_the_semantic_leg_is_off_on_conversation_turns(service: MemoryService):
     hits = service.search("Ann: I am so anxious and my hands are shaking tonight", project="talk", limit=5).hits
     assert all(hit.bm25_rank is not None or hit.activation_rank is not None for hit in hits)
     assert np.all(np.diff([hit.score for hit in hits]) <= 0)
+
+
+def test_composition_counts_a_need_covered_by_a_close_synonym_and_says_by_which(service: MemoryService):
+    service.store_many([{"content": text} for text in MEMORIES])
+    composition = service.associate("Bart anxious", mode="composition").composition
+    assert composition is not None
+    assert "anxious" in composition.covered and "anxious" not in composition.gaps
+    assert [(c.need, c.concept) for c in composition.covered_by] == [("anxious", "nervous")]
+    assert composition.covered_by[0].similarity >= 0.55
+    assert "nervous" in composition.sources[0].content
+
+
+def test_without_meaning_the_synonym_stays_a_gap(settings: Settings, extractor: ConceptExtractor):
+    service = _filled(settings, extractor, cover_threshold=1.0)
+    try:
+        composition = service.associate("Bart anxious", mode="composition").composition
+        assert composition is not None and "anxious" in composition.gaps and composition.covered_by == ()
+    finally:
+        service.close()

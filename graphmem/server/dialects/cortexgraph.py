@@ -110,7 +110,7 @@ class _TagHit:
     review_candidate: bool = False
 
 
-def _tagged(service: MemoryService, tags: list[str], status: str, limit: int) -> list[_TagHit]:
+def _tagged(service: MemoryService, tags: list[str], status: str) -> list[_TagHit]:
     """Memories holding every tag, strongest first: cortexgraph filters by tags without a query."""
     statuses = ("active", "promoted", "archived") if status == "all" else (status,)
     wanted = {t.strip().casefold() for t in tags if t.strip()}
@@ -123,17 +123,19 @@ def _tagged(service: MemoryService, tags: list[str], status: str, limit: int) ->
             if wanted <= {t.casefold() for t in memory.tags} and memory.superseded_by is None:
                 score = round(memory_score(memory, service.lifecycle.params, now), 6)
                 found.append(_TagHit(memory.id, score, score))
-    return sorted(found, key=lambda h: (-h.score, h.id))[:limit]
+    return sorted(found, key=lambda h: (-h.score, h.id))
 
 
 def _search(service: MemoryService, query: str | None, tags: list[str] | None, top_k: int,
             window_days: int | None, min_score: float | None, status: str) -> list[tuple[Any, Memory]]:
     hits: Sequence[Any]
-    if query:
+    filtered = window_days is not None or min_score is not None or status != "active"
+    if query:  # the filters graphmem's search has no column for apply to a deeper ranking, then the cut
+        depth = max(top_k, service.settings.limits.max_results) if filtered else top_k
         with tool_errors():
-            hits = service.search(query, tags=tags, limit=top_k).hits
+            hits = service.search(query, tags=tags, limit=depth).hits
     else:
-        hits = _tagged(service, tags or [], status, top_k)
+        hits = _tagged(service, tags or [], status)
     found = _fetch(service, [h.id for h in hits])
     now = service.clock.now_ms()
     kept = []
@@ -146,7 +148,7 @@ def _search(service: MemoryService, query: str | None, tags: list[str] | None, t
         if min_score is not None and (hit.decay_score or 0.0) < min_score:
             continue
         kept.append((hit, memory))
-    return kept
+    return kept[:top_k]
 
 
 def search_memory(

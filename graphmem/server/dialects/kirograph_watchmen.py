@@ -21,13 +21,14 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from graphmem.errors import InvalidInput
 from graphmem.server.common import tool_errors
 from graphmem.server.dialects.unit import one_unit
 from graphmem.server.models.learning import BriefOut, BriefStatusOut
 from graphmem.service import MemoryService
 from graphmem.service.learning.results import Skill
 from graphmem.service.memories.results import StoreResult
-from graphmem.service.safe_files import write_confined
+from graphmem.service.safe_files import read_confined, write_confined
 
 __all__ = ["SKILL_FOLDER", "WatchmenOut", "WatchmenStatusOut", "paraphrases", "reset", "skill_files", "status",
            "store_summary", "synthesize"]
@@ -93,16 +94,25 @@ def _skill_text(skill: Skill) -> str:
 def skill_files(service: MemoryService, root: str, project: str | None) -> tuple[list[str], list[str]]:
     """Write one file per skill under ``root``; returns (written, skipped because not graphmem's)."""
     written, skipped = [], []
-    for skill in _skills(service, project):
-        relative = _path(service, skill)
-        existing = Path(root, relative)
-        if existing.is_file() and not existing.read_text(encoding="utf-8").startswith(_MARKER):
-            skipped.append(relative)
-            continue
-        with tool_errors():
+    with tool_errors():
+        for skill in _skills(service, project):
+            relative = _path(service, skill)
+            if not _ours(root, relative):
+                skipped.append(relative)
+                continue
             write_confined(root, relative, _skill_text(skill))
-        written.append(relative)
+            written.append(relative)
     return written, skipped
+
+
+def _ours(root: str, relative: str) -> bool:
+    """Whether a skill file may be (re)written: absent, or written by graphmem. A link, a FIFO or another
+    odd file in its place is refused by ``read_confined`` and left alone like a user's own file."""
+    try:
+        text = read_confined(root, relative)
+    except InvalidInput:
+        return False
+    return not text or text.startswith(_MARKER)
 
 
 def paraphrases(service: MemoryService, project: str | None) -> set[str]:

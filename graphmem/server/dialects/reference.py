@@ -409,14 +409,16 @@ def open_nodes(ctx: Ctx, names: Annotated[list[str], Field(max_length=_MAX_ITEMS
 RESOURCE_URI = "memory://knowledge-graph"
 
 
-def register_resources(server: MCPServer[Any], current: Callable[[], MemoryService]) -> None:
+def register_resources(server: MCPServer[Any], current: Callable[[], MemoryService]) -> tuple[str, ...]:
     """The reference server's one resource: the whole knowledge graph as JSON (static resources get no
-    call context, so the service comes from ``current``)."""
+    call context, so the service comes from ``current``). Every write changes it, so its subscribers are
+    told after each one, as the reference server tells them."""
     def knowledge_graph() -> str:
         return EntityGraph(current()).graph().model_dump_json(by_alias=True)
 
     server.resource(RESOURCE_URI, name="knowledge-graph", title="Knowledge Graph", mime_type="application/json",
                     description="The full knowledge graph with all entities and relations")(knowledge_graph)
+    return (RESOURCE_URI,)
 
 
 TOOLS = {

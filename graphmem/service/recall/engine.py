@@ -331,8 +331,24 @@ class RecallEngine:
             weight *= self.settings.semantic.turn_weight
         if weight <= 0:
             return fused
+        if self.settings.semantic.fusion == "score":
+            return self._score_fused(fused, meaning, query, weight)
         return reciprocal_rank_fusion([ordered, [str(node) for node, _ in meaning]], [1.0, weight],
                                       k=self.settings.fusion.rrf_k)
+
+    def _score_fused(self, fused: dict[str, float], meaning: list[tuple[int, float]], query: str,
+                     weight: float) -> dict[str, float]:
+        """Cosine plus the first ranking's score scaled to [0, ``keyword_share``]: meaning decides, the
+        keywords and the graph break its near-ties."""
+        top = max(fused.values(), default=0.0) or 1.0
+        keys = list(dict.fromkeys([str(node) for node, _ in meaning] + list(fused)))
+        nodes = np.array([int(key) for key in keys], dtype=np.int64)
+        with self.projection.lock:
+            cosine = self.projection.semantic.memory_similarity(
+                self.semantic.query_vector(self.projection, query), nodes)
+        share = self.settings.semantic.keyword_share
+        return {key: weight * float(c) + share * fused.get(key, 0.0) / top
+                for key, c in zip(keys, cosine, strict=True)}
 
     def _meaning_ranked(self, query: str, activation: Activation, view: VisibilityFilter, now_ms: int,
                         depth: int) -> Activation:

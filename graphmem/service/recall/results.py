@@ -68,6 +68,16 @@ class PlanStepResult:
 
 
 @dataclass(frozen=True, slots=True)
+class CoveredBy:
+    """A needed concept that a chosen source covers through another concept close in meaning."""
+
+    need: str
+    concept: str
+    memory_id: str
+    similarity: float
+
+
+@dataclass(frozen=True, slots=True)
 class CompositionResult:
     sources: tuple[MemoryHit, ...]
     coverage_percent: float
@@ -78,6 +88,7 @@ class CompositionResult:
     conflicts: tuple[ConflictReport, ...]
     integration_plan: tuple[PlanStepResult, ...]
     stop_reason: str
+    covered_by: tuple[CoveredBy, ...] = ()  # needs a source covers through a concept close in meaning
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,7 @@ from graphmem.core.spreading_graph import FloatArray
 from graphmem.settings import SemanticSettings
 from graphmem.store.projection import GraphProjection
 
-__all__ = ["SemanticLeg", "SemanticSeed"]
+__all__ = ["SemanticLeg", "SemanticSeed", "query_weights", "synonym_cover"]
 
 _COVERAGE_HITS = 3  # the best keyword hits whose concepts count as covering the query
 _SEED_NEIGHBOURS = 3  # known words an unmatched query word may seed
@@ -115,7 +115,36 @@ class SemanticLeg:
             keep = np.argpartition(-similarity, limit - 1)[:limit]
             nodes, similarity = nodes[keep], similarity[keep]
         order = np.lexsort((nodes, -similarity))
-        return [(int(nodes[i]), float(similarity[i])) for i in order if similarity[i] > 0]
+        # A memory that only meaning brings in must be close: below this a static cosine is topic noise
+        # ("Google ago" and "We write the worker in Go": 0.14), and an agent takes filler for a hit.
+        floor = self.settings.min_similarity
+        return [(int(nodes[i]), float(similarity[i])) for i in order if similarity[i] >= floor]
+
+
+def synonym_cover(projection: GraphProjection, needs: Sequence[str], concepts: dict[int, frozenset[str]],
+                  threshold: float) -> dict[int, dict[str, tuple[str, float]]]:
+    """Per memory node: the needs it lacks by name but mentions a word at least ``threshold`` close to,
+    with that word and its cosine ("nervous" covered by "anxious")."""
+    index = projection.semantic
+    wanted = [need for need in needs if need.isalpha()]
+    if not index.enabled or not wanted or threshold >= 1.0:
+        return {}
+    need_vectors = index.embed(wanted)
+    cover: dict[int, dict[str, tuple[str, float]]] = {}
+    for node, names in concepts.items():
+        words = [name for name in names if name in projection.concept_nodes]
+        word_nodes = np.array([projection.concept_nodes[name] for name in words], dtype=np.int64)
+        rows = index.words.rows(word_nodes) if word_nodes.size else np.zeros(0, dtype=np.int32)
+        keep = rows >= 0
+        if not keep.any():
+            continue
+        similarity = need_vectors @ index.words.vectors[rows[keep]].astype(np.float32).T
+        kept = [word for word, has in zip(words, keep.tolist(), strict=True) if has]
+        for at, need in enumerate(wanted):
+            best = int(np.argmax(similarity[at]))
+            if need not in names and similarity[at, best] >= threshold:
+                cover.setdefault(node, {})[need] = (kept[best], round(float(similarity[at, best]), 4))
+    return cover
 
 
 def query_weights(query_concepts: Sequence[str], seed_weight: dict[str, float], scope_size: int) -> dict[str, float]:
