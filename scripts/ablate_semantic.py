@@ -22,9 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from retrieval_eval import load_dataset  # noqa: E402
-from retrieval_eval.conversational import load_conversations  # noqa: E402
-from retrieval_eval.semantic import load_semantic  # noqa: E402
+from retrieval_eval import load_dataset
+from retrieval_eval.conversational import load_conversations
+from retrieval_eval.semantic import load_semantic
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "off": {"enabled": False},
