@@ -1,9 +1,9 @@
 """The projection's semantic part: a vector per memory and per word concept, and the relatedness edges.
 
 Like the rest of the projection this is derived data, rebuilt from the rows (texts and concept keys) and the
-pinned model, never written back as truth. Word vectors are stored as float16 (half the bytes; cosines move
-by about 1e-3) and memories' as float32, memories' by memory row and words' by concept row, so concept nodes
-cost nothing when they are phrases or identifiers, which have no vector of their own.
+pinned model, never written back as truth. Vectors are stored as float16 (half the bytes; cosines move by
+about 1e-3), memories' by memory row and words' by concept row, so concept nodes cost nothing when they are
+phrases or identifiers, which have no vector of their own.
 
 Word concepts (a single word: a term or a one-word entity) get relatedness edges to their ``related_k``
 nearest words with cosine ≥ ``related_threshold``: "nervous" ↔ "anxious", "party" ↔ "celebration". Forms of
@@ -26,6 +26,7 @@ __all__ = ["Embedder", "SemanticIndex", "word_concept"]
 Vectors = npt.NDArray[np.float32]
 _VECTOR = np.float16
 _WORD_KINDS = frozenset({"term", "entity"})
+_SCORE_BLOCK = 8192  # memory rows converted to float32 at a time: 8 MB of scratch, whatever the filter
 
 
 class Embedder(Protocol):
@@ -90,9 +91,9 @@ class SemanticIndex:
         self.embedder = embedder if settings.enabled else None
         self.settings = settings
         dimensions = self.embedder.dimensions if self.embedder is not None else 1
-        # Memories' vectors stay float32: search multiplies the filter's rows by the query on every gated
-        # call, and a float16 copy to float32 first cost more than the product.
-        self.memories = _Rows(dimensions, np.float32)
+        # float16 like the words: 100k memories hold 51 MB of vectors instead of 102 (150 MiB with the
+        # doubling headroom, measured by scripts/bench_semantic.py); a query converts them in blocks.
+        self.memories = _Rows(dimensions)
         self.words = _Rows(dimensions)
         self.compact: dict[str, int] = {}  # compact form → the first concept node spelled that way
         self._compounds: dict[str, list[int]] = {}  # a verb not yet known → its one-word phrasal forms
@@ -158,8 +159,11 @@ class SemanticIndex:
         rows = self.memories.rows(nodes)
         result = np.zeros(len(nodes))
         has = rows >= 0
-        if has.any():
-            result[has] = self.memories.vectors[rows[has]] @ query.astype(np.float32)
+        wanted, where = rows[has], np.flatnonzero(has)
+        vector = query.astype(np.float32)
+        for start in range(0, wanted.size, _SCORE_BLOCK):
+            block = self.memories.vectors[wanted[start:start + _SCORE_BLOCK]].astype(np.float32)
+            result[where[start:start + _SCORE_BLOCK]] = block @ vector
         return result
 
     def nearest_words(self, vector: Vectors, threshold: float, k: int) -> list[tuple[int, float]]:
