@@ -34,6 +34,8 @@ class Embedder(Protocol):
 
     def embed(self, texts: list[str]) -> Vectors: ...
 
+    def ready(self) -> bool: ...
+
 
 def word_concept(key: str, kind: str) -> bool:
     """Whether a concept gets a vector: one word of prose (identifiers and code parts have no meaning to embed)."""
@@ -97,6 +99,10 @@ class SemanticIndex:
         self.words = _Rows(dimensions)
         self.compact: dict[str, int] = {}  # compact form → the first concept node spelled that way
         self._compounds: dict[str, list[int]] = {}  # a verb not yet known → its one-word phrasal forms
+        # Texts waiting for the model (it loads in the background, so opening a store and answering
+        # `initialize` never wait for it); embedded on the first read that needs vectors.
+        self._pending_memories: list[tuple[int, str]] = []
+        self._pending_words: list[tuple[int, str]] = []
 
     @property
     def enabled(self) -> bool:
@@ -106,10 +112,29 @@ class SemanticIndex:
         assert self.embedder is not None
         return self.embedder.embed(texts)
 
+    def flush(self) -> None:
+        """Embed every text still waiting for the model (waits for it to load)."""
+        if self.embedder is None:
+            return
+        if self._pending_memories:
+            pending, self._pending_memories = self._pending_memories, []
+            self.memories.add([node for node, _ in pending], self.embedder.embed([text for _, text in pending]))
+        if self._pending_words:
+            pending, self._pending_words = self._pending_words, []
+            self.words.add([node for node, _ in pending], self.embedder.embed([key for _, key in pending]))
+
+    def _deferred(self) -> bool:
+        """Whether new texts wait: the model is still loading and no edge needs their vectors now."""
+        assert self.embedder is not None
+        return self.settings.related_k == 0 and (not self.embedder.ready() or bool(self._pending_memories))
+
     # -- following the rows ---------------------------------------------------------------------
     def add_memories(self, nodes: Sequence[int], texts: Sequence[str]) -> None:
-        if self.embedder is not None and nodes:
-            self.memories.add(nodes, self.embedder.embed(list(texts)))
+        if self.embedder is None or not nodes:
+            return
+        self._pending_memories.extend(zip(nodes, texts, strict=True))
+        if not self._deferred():
+            self.flush()
 
     def add_concepts(self, nodes: Sequence[int], keys: Sequence[str],
                      kinds: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -120,6 +145,10 @@ class SemanticIndex:
         words = [(node, key) for node, key, kind in zip(nodes, keys, kinds, strict=True) if word_concept(key, kind)]
         if not words:
             return joins
+        if self._deferred():
+            self._pending_words.extend(words)
+            return joins
+        self.flush()
         rows = self.words.add([node for node, _ in words], self.embedder.embed([key for _, key in words]))
         pool = self.words.active()
         new_rows, pool_rows, cosine = nearest_pairs(pool[rows], pool, self.settings.related_k,
@@ -156,6 +185,7 @@ class SemanticIndex:
     def memory_similarity(self, query: npt.NDArray[np.floating[Any]],
                           nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """Cosine of each memory node with the query vector (0 for a memory without a vector)."""
+        self.flush()
         rows = self.memories.rows(nodes)
         result = np.zeros(len(nodes))
         has = rows >= 0
@@ -168,6 +198,7 @@ class SemanticIndex:
 
     def nearest_words(self, vector: Vectors, threshold: float, k: int) -> list[tuple[int, float]]:
         """Word concept nodes at least ``threshold`` close to ``vector``, closest first."""
+        self.flush()
         if self.words.count == 0:
             return []
         _, cols, cosine = nearest_pairs(vector[None, :], self.words.active(), k, threshold)
@@ -175,6 +206,7 @@ class SemanticIndex:
 
     def word_similarity(self, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """Cosine matrix between word concept nodes ``a`` and ``b`` (0 where either has no vector)."""
+        self.flush()
         rows_a, rows_b = self.words.rows(a), self.words.rows(b)
         va = self.words.vectors[np.maximum(rows_a, 0)].astype(np.float32)
         vb = self.words.vectors[np.maximum(rows_b, 0)].astype(np.float32)
@@ -184,7 +216,13 @@ class SemanticIndex:
         return matrix
 
     # -- snapshots ------------------------------------------------------------------------------
+    def word_vectors(self, nodes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int32], np.ndarray]:
+        """Rows of the word nodes (-1: none) and the word vector table."""
+        self.flush()
+        return self.words.rows(nodes), self.words.vectors
+
     def state(self) -> dict[str, Any]:
+        self.flush()
         return self.memories.state("semantic_memory") | self.words.state("semantic_word")
 
     def restore(self, arrays: dict[str, np.ndarray], compact_keys: dict[str, int]) -> None:

@@ -80,7 +80,7 @@ class SemanticLeg:
                 seeds.append(SemanticSeed(projection.names[node], key, "form", 1.0))
             elif index.enabled and key.isalpha():
                 meaning.append(key)
-        if meaning and index.words.count:
+        if meaning:
             for key, vector in zip(meaning, index.embed(meaning), strict=True):
                 for node, similarity in index.nearest_words(vector, self.settings.seed_threshold, _SEED_NEIGHBOURS):
                     seeds.append(SemanticSeed(projection.names[node], key, "semantic", round(similarity, 4)))
@@ -134,11 +134,11 @@ def synonym_cover(projection: GraphProjection, needs: Sequence[str], concepts: d
     for node, names in concepts.items():
         words = [name for name in names if name in projection.concept_nodes]
         word_nodes = np.array([projection.concept_nodes[name] for name in words], dtype=np.int64)
-        rows = index.words.rows(word_nodes) if word_nodes.size else np.zeros(0, dtype=np.int32)
+        rows, table = index.word_vectors(word_nodes)
         keep = rows >= 0
         if not keep.any():
             continue
-        similarity = need_vectors @ index.words.vectors[rows[keep]].astype(np.float32).T
+        similarity = need_vectors @ table[rows[keep]].astype(np.float32).T
         kept = [word for word, has in zip(words, keep.tolist(), strict=True) if has]
         for at, need in enumerate(wanted):
             best = int(np.argmax(similarity[at]))
