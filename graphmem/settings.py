@@ -356,6 +356,19 @@ def find_config(cwd: Path | None = None) -> Path:
     return start / CONFIG_FILE  # none: the defaults apply
 
 
+def project_of(cwd: Path | None = None) -> str | None:
+    """The project a directory belongs to: the name of the nearest folder up from it that holds a project store
+    (``.graphmem/``) or a git repository; ``None`` outside both.
+
+    >>> project_of(Path("/"))
+    """
+    start = (cwd or Path.cwd()).absolute()
+    for folder in (start, *start.parents):
+        if (folder / STORE_DIR).is_dir() or (folder / ".git").exists():
+            return folder.name or None
+    return None
+
+
 def init_location(cwd: Path | None = None) -> Path:
     """Where ``graphmem init`` puts a new project store: the git root's ``.graphmem/``, else the cwd's."""
     start = (cwd or Path.cwd()).absolute()
