@@ -59,6 +59,11 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from graphmem.server.http_security import serve_http
     from graphmem.server.stdio_guard import serve_stdio
 
+    if "project" not in settings.model_fields_set:  # the repository or project store the server starts in
+        from graphmem.settings import project_of
+
+        settings = settings.model_copy(update={"project": project_of(Path.cwd())})
+
     def build() -> Any:
         from graphmem.server import build_server
         from graphmem.server.unavailable import build_unavailable_server

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from graphmem.errors import InvalidInput
 from graphmem.server.common import invalid_arguments
 from graphmem.server.context import AppContext
+from graphmem.server.default_project import add_default_project
 from graphmem.server.export import GraphChangeNotifier, register_resources
 from graphmem.server.profiles import hidden_parameters, tools_of
 from graphmem.server.schema import compact_schema, without
@@ -95,6 +96,7 @@ def build_server(settings: Settings, *, tools: str | None = None,
         server.add_tool(function, name=name, description=summary, annotations=hints)
     register_resources(server, lambda: live[-1])
     server.middleware.append(GraphChangeNotifier(server))
+    add_default_project(server, table, profile, settings.project)
     return server
 
 
