@@ -6,6 +6,7 @@ Where the store lives, and why only ``init`` / ``--create`` create one: docs/con
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,14 @@ def cmd_serve(args: argparse.Namespace) -> None:
         from graphmem.server.unavailable import build_unavailable_server
 
         profile = args.tools or settings.tools
-        return build_server(settings, tools=profile) if missing is None else build_unavailable_server(
+        server = build_server(settings, tools=profile) if missing is None else build_unavailable_server(
             missing, tools=profile)
+        if args.transport == "http":  # built once the address and token passed their checks
+            print(f"graphmem: serving MCP over streamable HTTP at http://{args.host}:{args.port}/mcp",
+                  file=sys.stderr)
+        else:  # stdio: the store line is all a client's log shows; failed calls reach the client as tool errors
+            logging.getLogger("mcp.server.mcpserver").setLevel(logging.WARNING)
+        return server
 
     if args.transport == "stdio":
         serve_stdio(build())
