@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from graphmem.errors import InvalidInput
 from graphmem.server.common import invalid_arguments
+from graphmem.server.connection_sessions import add_connection_sessions
 from graphmem.server.context import AppContext
 from graphmem.server.default_project import add_default_project
 from graphmem.server.export import GraphChangeNotifier, register_resources
@@ -96,7 +97,8 @@ def build_server(settings: Settings, *, tools: str | None = None,
         server.add_tool(function, name=name, description=summary, annotations=hints)
     register_resources(server, lambda: live[-1])
     server.middleware.append(GraphChangeNotifier(server))
-    add_default_project(server, table, profile, settings.project)
+    add_default_project(server, table, profile, settings.project)  # before the next: it reads the project
+    add_connection_sessions(server, table, profile)
     return server
 
 
