@@ -130,3 +130,5 @@ def test_the_example_matcher_binds_ids_and_reads_trimmed_results() -> None:
     assert matches([1], [1, 2], Bindings()) and not matches([1, "…"], [1, 2], Bindings())
     with pytest.raises(KeyError):
         Bindings().substitute("mem_01m8mrbc7qhapwxzeczg")
+    with pytest.raises(ValueError, match="write a tool call as"):
+        doc_tool_calls.parse_page("x.md", '```json\nmemory_export(query="x")\n```\n', "full")
