@@ -200,7 +200,7 @@ class Settings(BaseModel):
     tools: Literal["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"] = Field(
         "core", description="the MCP tool profile graphmem serve exposes (core, full, or a seed dialect)")
     project: str | None = Field(None, description="the project of every MCP call that names none; graphmem serve "
-                                                  "sets it to the git repository or project store it starts in")
+                                                  "on the per-user store sets it to the repository it starts in")
     import_workers: int = Field(1, ge=0, le=16, description="worker processes that parse ahead during bulk import")
     activation: ActivationSettings = ActivationSettings()
     fusion: FusionSettings = FusionSettings()

@@ -50,7 +50,7 @@ def _ignore_in_git(folder: Path) -> bool:
 def cmd_serve(args: argparse.Namespace) -> None:
     """Run the MCP server (stdio by default, or streamable HTTP)."""
     from graphmem.errors import StoreMissing
-    from graphmem.settings import Settings
+    from graphmem.settings import Settings, project_of, store_location
 
     try:
         settings, missing = settings_for(args), None
@@ -60,9 +60,10 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from graphmem.server.http_security import serve_http
     from graphmem.server.stdio_guard import serve_stdio
 
-    if "project" not in settings.model_fields_set:  # the repository or project store the server starts in
-        from graphmem.settings import project_of
-
+    if "project" not in settings.model_fields_set and store_location(settings).source == "user":
+        # The per-user store holds every repository's memories: calls that name no project get the repository the
+        # server starts in. A project store or a named one is not split: a memory stored or imported there without
+        # a project would drop out of every default search (docs/configuration.md, GRAPHMEM_PROJECT).
         settings = settings.model_copy(update={"project": project_of(Path.cwd())})
 
     def build() -> Any:

@@ -1,9 +1,10 @@
 """The server's default project: a ``tools/call`` that leaves ``project`` out gets the server's.
 
-``graphmem serve`` started inside a git repository or a project store sets ``Settings.project`` to it
-(:func:`graphmem.settings.project_of`), so the per-user store keeps each repository's memories apart without the
-agent passing ``project`` on every call. A call that names a project keeps it; ``"project": null`` asks for every
-project. Only graphmem's own profiles get it: a seed dialect answers as the system it stands in for.
+``graphmem serve`` on the per-user store, started inside a git repository (or a project folder), sets
+``Settings.project`` to it (:func:`graphmem.settings.project_of`), so that one store keeps each repository's
+memories apart without the agent passing ``project`` on every call. A call that names a project keeps it;
+``"project": null`` asks for every project. Only graphmem's own profiles get it: a seed dialect answers as the
+system it stands in for.
 """
 
 from __future__ import annotations
