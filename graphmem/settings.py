@@ -105,6 +105,37 @@ class FusionSettings(BaseModel):
     bridge_sources: int = Field(3, ge=1, le=20, description="best first-pass hits whose entities seed the bridge")
 
 
+class SemanticSettings(BaseModel):
+    """Meaning beside spelling: static embeddings in the graph and in search (docs/retrieval.md, "Semantic").
+
+    Every default was chosen on the four dev sets together (scripts/ablate_semantic.py), never on one.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    enabled: bool = Field(True, description="use the static embedding model (needs the wordllama package)")
+    related_k: int = Field(0, ge=0, le=50,
+                           description="relatedness edges a word keeps to its nearest words (0: off, measured a loss)")
+    related_threshold: float = Field(0.8, ge=0.0, le=1.0, description="cosine a relatedness edge needs")
+    related_weight: float = Field(0.2, ge=0.0, description="edge weight per unit of cosine (mention edges are ~1)")
+    join_weight: float = Field(1.0, ge=0.0, description="edge between forms of one concept (roll back / rollback)")
+    seed_threshold: float = Field(1.0, ge=0.0, le=1.0,
+                                  description="an unmatched query word seeds known words this close (1: off)")
+    search_weight: float = Field(1.0, ge=0.0,
+                                 description="weight of the semantic leg where the gate is open (cosine, or RRF)")
+    gate_open: float = Field(0.12, ge=0.0, le=1.0,
+                             description="the semantic leg counts fully while the best hits cover less of the query")
+    gate_closed: float = Field(0.12, ge=0.0, le=1.0,
+                               description="and not at all once they cover this much (linear in between)")
+    min_similarity: float = Field(0.25, ge=0.0, le=1.0,
+                                  description="cosine a memory needs to enter the ranking by meaning alone")
+    fusion: Literal["rrf", "score"] = Field("score", description="how the open gate fuses meaning with the ranking")
+    keyword_share: float = Field(0.15, ge=0.0, le=10.0, description="score fusion: the first ranking's share")
+    turn_weight: float = Field(0.0, ge=0.0,
+                               description="the leg's weight factor on conversation turns (0: measured a loss there)")
+    cover_threshold: float = Field(0.55, ge=0.0, le=1.0,
+                                   description="composition: a need counts as covered by a concept this close")
+
+
 class LimitSettings(BaseModel):
     """Boundary limits (cortexgraph's documented sizes)."""
 
@@ -180,6 +211,8 @@ class LifecycleSettings(BaseModel):
     promote_min_span_hours: float = Field(24.0, ge=0.0)
     vault_path: str | None = Field(None, description="Markdown/Obsidian vault root for promote(export=True)")
     vault_folder: str = Field("graphmem", description="folder inside the vault; never outside it")
+    brief_roots: tuple[str, ...] = Field((), description="folders an MCP client may name as a brief root, besides "
+                                                         "the project's own and the client's declared roots")
     review_interval_days: float = Field(7.0, gt=0.0, description="first rescheduled review interval")
     review_growth: float = Field(2.0, ge=1.0, description="each reschedule multiplies the interval")
     review_max_interval_days: float = Field(365.0, gt=0.0)
@@ -187,6 +220,12 @@ class LifecycleSettings(BaseModel):
     auto_sessions: bool = Field(True, description="store() attaches memories to the open session")
     recent_memories: int = Field(10, ge=0, le=100, description="memories a session start returns")
     metrics_flush_s: float = Field(5.0, ge=0.0, description="metrics reach the database at most this late")
+
+    @field_validator("brief_roots", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        """``GRAPHMEM_LIFECYCLE__BRIEF_ROOTS=/work/a,/work/b`` from the environment."""
+        return tuple(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else value
 
 
 class Settings(BaseModel):
@@ -204,6 +243,7 @@ class Settings(BaseModel):
     import_workers: int = Field(1, ge=0, le=16, description="worker processes that parse ahead during bulk import")
     activation: ActivationSettings = ActivationSettings()
     fusion: FusionSettings = FusionSettings()
+    semantic: SemanticSettings = SemanticSettings()
     limits: LimitSettings = LimitSettings()
     decay: DecaySettings = DecaySettings()
     lifecycle: LifecycleSettings = LifecycleSettings()

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from nlp.doc_view import DocView
 from nlp.identifiers import TokenClass
 from nlp.normalize import normalize_key
 from nlp.types import ConceptMention
+
+if TYPE_CHECKING:  # DocView imports spaCy (over a second); query_terms, which BM25 calls, needs none of it
+    from nlp.doc_view import DocView
 
 __all__ = ["fallback_keys", "query_terms", "word_ngrams"]
 

@@ -99,35 +99,45 @@ class TokenInfoCache:
         cls = classify_token(text)
         lower_key = normalize_key(text.lower())
         if cls is TokenClass.WORD:
-            lower = text.lower()
-            key = self.word_key(lower)
-            is_content = len(key) > 1 and not self.is_stop(lower) and not self.is_stop(key)
-            participle = is_content and self._lexicon.is_participle(lower, key)
-            # A light verb is no concept in any form ("added"); other participles stay terms ("painted").
-            if is_content and (key in GENERIC_VERBS or (not participle and self._lexicon.is_verb(lower, key))):
-                is_content = False
-            return TokenInfo(
-                text, cls, key, lower_key, is_content, text[0].isupper(), (), (), CONTENT, participle
-            )
+            return self._word_info(text, lower_key)
         if cls in (TokenClass.IDENTIFIER, TokenClass.URL):
-            parts = (
-                self._url_parts(text) if cls is TokenClass.URL else self._identifier_parts(text, lower_key)
-            )
-            key = lower_key
-            if cls is TokenClass.IDENTIFIER and is_brand_case(text):
-                parts = ()  # "SQLite", "UUIDv7", "iOS": a name, not the words "sq", "lite"
-            elif cls is TokenClass.IDENTIFIER:
-                key = self._compound_key(text, parts) or lower_key
-                if _SIGIL_WORD_RE.fullmatch(text):
-                    # The word is the concept: a memory about `--release` or `/healthz` is about release or
-                    # healthz; a second node for the spelling only splits them (lint: similar_concepts).
-                    word = text.strip("_./-").lower()
-                    key, parts = (self.word_key(word) if word.isalpha() else normalize_key(word)), ()
-                elif len(parts) == 1 and normalize_key(parts[0].surface) == normalize_key(text.strip("-$")):
-                    parts = ()  # "--release", "$HOME": the flag or variable is the concept, not its word too
-            part_keys = tuple(part.key for part in parts if part.key != key)
-            return TokenInfo(text, cls, key, lower_key, False, _is_name_like(text), parts, part_keys, CONTENT)
+            return self._identifier_info(text, cls, lower_key)
         return TokenInfo(text, cls, lower_key, lower_key, False, False, (), (), _boundary(cls, text))
+
+    def _word_info(self, text: str, lower_key: str) -> TokenInfo:
+        lower = text.lower()
+        key = self.word_key(lower)
+        is_content = len(key) > 1 and not self.is_stop(lower) and not self.is_stop(key)
+        participle = is_content and self._lexicon.is_participle(lower, key)
+        # A light verb is no concept in any form ("added"); other participles stay terms ("painted").
+        if is_content and (key in GENERIC_VERBS or (not participle and self._lexicon.is_verb(lower, key))):
+            is_content = False
+        return TokenInfo(text, cls=TokenClass.WORD, key=key, lower_key=lower_key, is_content=is_content,
+                         is_name_like=text[0].isupper(), parts=(), part_keys=(), boundary=CONTENT,
+                         is_participle=participle)
+
+    def _identifier_info(self, text: str, cls: TokenClass, lower_key: str) -> TokenInfo:
+        if cls is TokenClass.URL:
+            key, parts = lower_key, self._url_parts(text)
+        else:
+            key, parts = self._identifier_key(text, lower_key)
+        part_keys = tuple(part.key for part in parts if part.key != key)
+        return TokenInfo(text, cls, key, lower_key, False, _is_name_like(text), parts, part_keys, CONTENT)
+
+    def _identifier_key(self, text: str, lower_key: str) -> tuple[str, tuple[Part, ...]]:
+        """An identifier's concept key and the parts that are concepts of their own."""
+        parts = self._identifier_parts(text, lower_key)
+        if is_brand_case(text):
+            return lower_key, ()  # "SQLite", "UUIDv7", "iOS": a name, not the words "sq", "lite"
+        key = self._compound_key(text, parts) or lower_key
+        if _SIGIL_WORD_RE.fullmatch(text):
+            # The word is the concept: a memory about `--release` or `/healthz` is about release or
+            # healthz; a second node for the spelling only splits them (lint: similar_concepts).
+            word = text.strip("_./-").lower()
+            return (self.word_key(word) if word.isalpha() else normalize_key(word)), ()
+        if len(parts) == 1 and normalize_key(parts[0].surface) == normalize_key(text.strip("-$")):
+            return key, ()  # "--release", "$HOME": the flag or variable is the concept, not its word too
+        return key, parts
 
     def _identifier_parts(self, text: str, identifier_key: str) -> tuple[Part, ...]:
         parts: dict[str, Part] = {}

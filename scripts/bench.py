@@ -10,7 +10,8 @@
 Baselines (measured in the same process, on the same data):
 * store throughput: raw SQLite FTS5 insert of the same texts (no parsing, no graph);
 * search/associate latency: SQLite FTS5 ``bm25()`` alone over the same store;
-* retrieval quality: the BM25 baseline of ``scripts/eval_retrieval.py``.
+* retrieval quality: the BM25 baseline of ``scripts/eval_retrieval.py`` (multi-hop), and the same FTS5 baseline
+  on the semantic set (``retrieval_eval/semantic.py``, run with the eval) and on the conversations.
 """
 
 from __future__ import annotations
@@ -127,8 +128,9 @@ def bench_eval() -> str:
     if errors:
         raise RuntimeError("; ".join(errors))
     from retrieval_eval import format_deltas, format_table
+    from retrieval_eval.bench_sections import semantic_section
 
-    return format_table(results) + "\n\n" + format_deltas(results)
+    return format_table(results) + "\n\n" + format_deltas(results) + "\n\n" + semantic_section()
 
 
 def _progress(rows: list[tuple[str, str, str]]) -> None:
@@ -200,7 +202,7 @@ def main() -> int:
         print(f"| {name} | {value} | {baseline} |")
     if not args.no_eval:
         print()
-        print(bench_eval())
+        print(bench_eval())  # the multi-hop sets, then the semantic set, each beside its BM25
     if args.conversational:
         from retrieval_eval.bench_sections import conversational_section
 

@@ -140,7 +140,7 @@ def cmd_brief(args: argparse.Namespace) -> None:
     elif args.action == "reset":
         emit(args, briefs.reset(args.project), _render_status)
     else:
-        result = briefs.synthesize(args.root, args.project, force=args.force)
+        result = briefs.synthesize(args.root, args.project, force=args.force, named_by_operator=True)
         emit(args, result, lambda r: "\n".join(
             [r.message, *(f"    wrote {path}" for path in r.written), _render_status(r.status)]))
 

@@ -4,8 +4,11 @@
 replaced by ``[REDACTED:<kind>]``; the result counts what was replaced (kind and count, never the
 value). Each rule matches a *shape* a credential issuer documents (a fixed prefix, a fixed length,
 a PEM armour line) or a ``key=value`` assignment whose key names a secret, so ordinary hex ids,
-hashes and UUIDs are left alone. Precision and recall are measured on a labelled corpus in
-``tests/core/test_redaction.py`` (figures in docs/security.md).
+hashes and UUIDs are left alone (the shapes are in secret_shapes.py). Precision and recall are measured
+on two labelled corpora, one written beside the rules and one from the issuers' documented formats
+(``tests/core/test_redaction.py``, ``tests/core/test_redaction_outside.py``; figures in docs/security.md),
+beside Yelp's detect-secrets: combined with these shapes it found no secret they missed and took four
+times as long, so it is a measured baseline in the tests, not a dependency.
 """
 
 from __future__ import annotations
@@ -15,45 +18,12 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["PLACEHOLDER", "Redaction", "mask_placeholders", "merge_counts", "placeholder", "redact"]
+from graphmem.core.secret_shapes import AWS_SECRET, GENERATED_TOKEN, PUBLIC_MATERIAL, RULES, Accept
+from graphmem.core.secret_values import looks_generated, looks_like_aws_secret
+
+__all__ = ["PLACEHOLDER", "Redaction", "mask_placeholders", "merge_counts", "placeholder", "redact", "secret_values"]
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
-
-_KEYWORD = (r"(?:password|passwd|passphrase|pwd|secret|client[_-]?secret|secret[_-]?key|api[_-]?key|apikey"
-            r"|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|aws[_-]?secret[_-]?access[_-]?key)")
-
-_VALUE = r"(\"[^\"\n]{3,}\"|'[^'\n]{3,}'|[^\s\"',;]{3,})"  # quoted, or up to a space or separator
-
-# (kind, pattern, group to replace). Order matters: armoured keys and URLs first, so a later rule
-# never sees half of a secret an earlier rule already replaced.
-_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
-    ("private-key", re.compile(
-        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-        re.DOTALL), 0),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0),
-    # scheme://user:password@host: only the password goes, so the host stays searchable.
-    ("url-password", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@\[\]]*:([^\s@/\[\]]{1,256})@"), 1),
-    ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), 0),
-    ("openai-key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}"), 0),
-    ("stripe-key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), 0),
-    ("github-token", re.compile(
-        r"\b(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})"), 0),
-    ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), 0),
-    ("slack-token", re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}"), 0),
-    ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"), 0),
-    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), 0),
-    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0),
-    ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}\b"),
-     0),
-    ("bearer-token", re.compile(r"(?i:\bbearer)\s+([A-Za-z0-9._~+/-]{20,}=*)"), 1),
-    # The key may end an identifier (DB_PASSWORD, PGPASSWORD, MY_API_KEY).
-    ("password", re.compile(rf"(?i:\b[A-Za-z0-9_]*?{_KEYWORD})[\"']?\s*[:=]\s*{_VALUE}"), 1),
-)
-# An AWS secret access key is 40 characters of base64 with no prefix. A bare 40-character token is
-# only taken when it mixes upper case, lower case and a digit or ``/`` ``+``: a git SHA-1 (40 lower
-# hex) or an upper-case hex digest never does.
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
-
 
 @dataclass(frozen=True, slots=True)
 class Redaction:
@@ -81,18 +51,52 @@ def redact(text: str) -> Redaction:
     {'password': 1}
     """
     counts: Counter[str] = Counter()
-    for kind, pattern, group in _RULES:
-        text = pattern.sub(_replacer(kind, group, counts), text)
-    text = _AWS_SECRET.sub(_aws_secret_replacer(counts), text)
-    return Redaction(text, dict(counts))
+    return Redaction(_redact(text, counts, []), dict(counts))
 
 
-def _replacer(kind: str, group: int, counts: Counter[str]):  # type: ignore[no-untyped-def]
+def secret_values(text: str) -> tuple[str, ...]:
+    """The secrets ``redact`` would replace in ``text``, for a pass that must also find what they became
+    elsewhere (``graphmem redact`` drops the concepts made from them). Never stored or returned to a client.
+
+    >>> secret_values("key AKIAIOSFODNN7EXAMPLE here")
+    ('AKIAIOSFODNN7EXAMPLE',)
+    """
+    found: list[str] = []
+    _redact(text, Counter(), found)
+    return tuple(dict.fromkeys(found))
+
+
+def _redact(text: str, counts: Counter[str], found: list[str]) -> str:
+    for kind, pattern, group, accept in RULES:
+        text = pattern.sub(_replacer(kind, group, accept, counts, found), text)
+    text = AWS_SECRET.sub(_aws_secret_replacer(counts, found), text)
+    return _replace_generated(text, counts, found)
+
+
+def _replace_generated(text: str, counts: Counter[str], found: list[str]) -> str:
+    """Replace long generated-looking tokens, except inside public keys, certificates and data URIs."""
+    public = [match.span() for match in PUBLIC_MATERIAL.finditer(text)]
+
+    def replace(match: re.Match[str]) -> str:
+        inside = any(start <= match.start() < end for start, end in public)
+        if inside or not looks_generated(match.group(0)):
+            return match.group(0)
+        counts["generated-token"] += 1
+        found.append(match.group(0))
+        return placeholder("generated-token")
+    return GENERATED_TOKEN.sub(replace, text)
+
+
+def _replacer(kind: str, group: int, accept: Accept | None, counts: Counter[str],  # type: ignore[no-untyped-def]
+              found: list[str]):
     def replace(match: re.Match[str]) -> str:
         value = match.group(group)
         if PLACEHOLDER.fullmatch(value.strip("\"'")) or "[REDACTED:" in value:
             return match.group(0)  # already a placeholder (an earlier rule or an earlier pass)
+        if accept is not None and not accept(match, group):
+            return match.group(0)
         counts[kind] += 1
+        found.append(value)
         start, end = match.span(group)
         whole = match.group(0)
         offset = match.start(0)
@@ -100,14 +104,13 @@ def _replacer(kind: str, group: int, counts: Counter[str]):  # type: ignore[no-u
     return replace
 
 
-def _aws_secret_replacer(counts: Counter[str]):  # type: ignore[no-untyped-def]
+def _aws_secret_replacer(counts: Counter[str], found: list[str]):  # type: ignore[no-untyped-def]
     def replace(match: re.Match[str]) -> str:
         value = match.group(0)
-        mixed = (any(c.isupper() for c in value) and any(c.islower() for c in value)
-                 and any(c.isdigit() or c in "/+" for c in value))
-        if not mixed:
+        if not looks_like_aws_secret(value):
             return value
         counts["aws-secret-key"] += 1
+        found.append(value)
         return placeholder("aws-secret-key")
     return replace
 

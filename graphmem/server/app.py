@@ -12,6 +12,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp_types import Tool
 from pydantic import ValidationError
 
@@ -20,8 +21,8 @@ from graphmem.server.common import invalid_arguments
 from graphmem.server.connection_sessions import add_connection_sessions
 from graphmem.server.context import AppContext
 from graphmem.server.default_project import add_default_project
-from graphmem.server.export import GraphChangeNotifier, register_resources
-from graphmem.server.profiles import hidden_parameters, tools_of
+from graphmem.server.export import GraphChangeNotifier, register_resources, write_tools
+from graphmem.server.profiles import hidden_parameters, resources_of, tools_of
 from graphmem.server.schema import compact_schema, without
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
@@ -43,13 +44,28 @@ class GraphmemServer(MCPServer[AppContext]):
     advanced optional parameters a lean profile leaves out (they keep their defaults; ``full`` lists them)."""
 
     hidden: Mapping[str, frozenset[str]] = {}
+    _listed: list[Tool] | None = None
 
     async def list_tools(self) -> list[Tool]:
-        return [tool.model_copy(update={
-            "input_schema": compact_schema(without(tool.input_schema, self.hidden.get(tool.name, frozenset()))),
-            "output_schema": compact_schema(without(tool.output_schema, self.hidden.get(tool.name, frozenset())),
-                                            output=True)})
-            for tool in await super().list_tools()]
+        # The listing is the same until a tool is added or removed, and compacting every schema costs
+        # about 2 ms in ``core`` and 15 ms in ``full``: compact once.
+        if self._listed is None:
+            self._listed = [self._compacted(tool) for tool in await super().list_tools()]
+        return list(self._listed)
+
+    def _compacted(self, tool: Tool) -> Tool:
+        hidden = self.hidden.get(tool.name, frozenset())
+        return tool.model_copy(update={
+            "input_schema": compact_schema(without(tool.input_schema, hidden)),
+            "output_schema": compact_schema(without(tool.output_schema, hidden), output=True)})
+
+    def add_tool(self, *args: Any, **kwargs: Any) -> None:
+        self._listed = None
+        super().add_tool(*args, **kwargs)
+
+    def remove_tool(self, name: str) -> None:
+        self._listed = None
+        super().remove_tool(name)
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[AppContext, Any] | None = None) -> Any:
@@ -89,14 +105,17 @@ def build_server(settings: Settings, *, tools: str | None = None,
                 memory.close()
 
     instructions = INSTRUCTIONS if profile in {"core", "full"} else None
+    bus = InMemorySubscriptionBus()  # ours, so the change notifier publishes on it without SDK internals
     server = GraphmemServer("graphmem", instructions=instructions, lifespan=lifespan,
-                            version=_version())
+                            version=_version(), subscriptions=bus)
     server.hidden = hidden_parameters(profile)
     for name, (function, hints) in table.items():
         summary = " ".join((function.__doc__ or "").split())  # no docstring indentation on the wire
         server.add_tool(function, name=name, description=summary, annotations=hints)
     register_resources(server, lambda: live[-1])
-    server.middleware.append(GraphChangeNotifier(server))
+    seed_uris = tuple(uri for register_seed_resources in resources_of(profile)
+                      for uri in register_seed_resources(server, lambda: live[-1]))
+    server.middleware.append(GraphChangeNotifier(server, bus, write_tools(table), also=seed_uris))
     add_default_project(server, table, profile, settings.project)  # before the next: it reads the project
     add_connection_sessions(server, table, profile)
     return server

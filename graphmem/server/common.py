@@ -18,7 +18,8 @@ from graphmem.server.context import AppContext
 from graphmem.service import MemoryService
 
 __all__ = [
-    "DESTRUCTIVE", "READ_ONLY", "REVERSIBLE", "WRITE", "Detail", "Instant", "Kind", "Project", "ProjectFilter",
+    "DESTRUCTIVE", "DESTRUCTIVE_EACH_TIME", "READ_ONLY", "REVERSIBLE", "WRITE", "Detail", "Instant", "Kind",
+    "Project", "ProjectFilter",
     "Ref", "invalid_arguments", "not_available", "reply", "service_of", "tool_errors",
 ]
 
@@ -31,6 +32,9 @@ REVERSIBLE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idemp
                              open_world_hint=False)
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
                               open_world_hint=False)
+# A destructive write whose repeat is not a no-op (a merge archives again, a brief rewrites its files).
+DESTRUCTIVE_EACH_TIME = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                                        open_world_hint=False)
 
 Kind = Literal["note", "decision", "error", "pattern", "architecture", "summary", "solution", "prompt"]
 Detail = Literal["compact", "full"]

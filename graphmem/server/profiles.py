@@ -16,7 +16,7 @@ from mcp_types import ToolAnnotations
 from graphmem.server import export, facts, learning, lifecycle, maintenance, memories, recall, relations, sessions
 from graphmem.server.dialects import cortexgraph, kirograph, kyew, reference, tam
 
-__all__ = ["CORE", "PLANNED", "PROFILES", "ProfileName", "hidden_parameters", "tools_of"]
+__all__ = ["CORE", "PLANNED", "PROFILES", "ProfileName", "hidden_parameters", "resources_of", "tools_of"]
 
 ToolTable = Mapping[str, tuple[Callable[..., Any], ToolAnnotations]]
 ProfileName = Literal["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"]
@@ -56,6 +56,17 @@ _CORE_HIDDEN: dict[str, frozenset[str]] = {
 def hidden_parameters(profile: str) -> dict[str, frozenset[str]]:
     """The optional parameters a profile's tools/list leaves out, by tool (they keep their defaults)."""
     return _CORE_HIDDEN if profile == "core" else {}
+
+
+# A dialect's own resources, beside graphmem's: each registrar takes the server and the live service, and
+# returns the URIs a write changes (their subscribers are told, as the seed server tells them).
+ResourceRegistrar = Callable[[Any, Callable[[], Any]], tuple[str, ...]]
+_RESOURCES: dict[str, tuple[ResourceRegistrar, ...]] = {"reference": (reference.register_resources,)}
+
+
+def resources_of(profile: str) -> tuple[ResourceRegistrar, ...]:
+    """The seed resources a profile adds (the reference server's ``memory://knowledge-graph``)."""
+    return _RESOURCES.get(profile, ())
 
 
 def tools_of(profile: str) -> ToolTable:

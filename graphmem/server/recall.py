@@ -1,7 +1,8 @@
 """Recall tools: search (the default), associate (activation and composition), graph and status.
 
-Hits are compact unless ``detail="full"``, and carry notes when a hit is superseded, contradicted
-or waiting in a pending relation (``graphmem.service.recall.notes``).
+Hits are compact unless ``detail="full"``, and carry the notes the recall service attached when a hit
+is superseded, contradicted or waiting in a pending relation (``graphmem.service.recall.notes``):
+the adapter only shapes the answer, it reads nothing itself.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from graphmem.server.models.recall import (
     StatusOut,
 )
 from graphmem.service import MemoryService
-from graphmem.service.recall.notes import recall_notes
 from graphmem.service.recall.results import AssociateResult, SearchResult
 
 __all__ = ["TOOLS", "associate_out", "search_out"]
@@ -53,11 +53,13 @@ SkillDetail = Annotated[Literal["name_only", "summary", "full"], Field(descripti
 
 
 def search_out(service: MemoryService, result: SearchResult, detail: str) -> SearchOut:
-    notes = recall_notes(service.repository, [hit.id for hit in result.hits])
+    """The search result as the tool returns it, with the notes the recall service read (``notes=True``;
+    a result asked without them, from a dialect, gets them from the service here)."""
+    result = service.recall_service.with_notes(result)
     hits = []
     for hit in result.hits:
         out = SearchHitOut.model_validate(hit)
-        out.notes = notes.get(hit.id, [])
+        out.notes = list(result.notes.get(hit.id, ()))
         if detail == "compact":
             out = SearchHitOut(id=out.id, score=out.score, kind=out.kind, content=out.content,
                                concepts=out.concepts[:_COMPACT_CONCEPTS], notes=out.notes)
@@ -70,14 +72,14 @@ def search_out(service: MemoryService, result: SearchResult, detail: str) -> Sea
 def associate_out(service: MemoryService, result: AssociateResult, detail: str) -> AssociateOut:
     """The associate result; in composition mode ``memories`` holds the sources (once, in plan order) and
     the composition names them by id."""
+    result = service.recall_service.with_notes(result)
     memories = list(result.memories)
     if result.composition is not None:
         memories = list(result.composition.sources)
-    notes = recall_notes(service.repository, [m.id for m in memories])
     out = AssociateOut(mode=result.mode, query_concepts=list(result.query_concepts),
                        seed_nodes=[_seed(s, detail) for s in result.seed_nodes],
                        unmatched_concepts=list(result.unmatched_concepts), activated_count=result.activated_count,
-                       memories=[_hit(m, notes.get(m.id, []), detail) for m in memories],
+                       memories=[_hit(m, list(result.notes.get(m.id, ())), detail) for m in memories],
                        skills=[SkillHitOut.model_validate(skill) for skill in result.skills])
     if result.composition is not None:
         composition = result.composition
@@ -124,7 +126,7 @@ def memory_search(
     with tool_errors():
         result = service.search(query, project, kind, tags, limit, offset, as_of, include_superseded,
                                 outcome=outcome, task_type=task_type, tools_used=tools_used, include=include,
-                                skill_detail=skill_detail)
+                                skill_detail=skill_detail, notes=True)
     return reply(search_out(service, result, detail))
 
 
@@ -154,7 +156,7 @@ def memory_associate(
         result = service.associate(query, mode, project, max_results, min_coverage, as_of=as_of,
                                    include_superseded=include_superseded, outcome=outcome,
                                    task_type=task_type, tools_used=tools_used, include=include,
-                                   skill_detail=skill_detail)
+                                   skill_detail=skill_detail, notes=True)
     return reply(associate_out(service, result, detail))
 
 

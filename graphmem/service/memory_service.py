@@ -9,7 +9,6 @@ Metrics wrap the use cases where they are defined (``@measured``).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
@@ -18,38 +17,32 @@ from graphmem.service.clock import Clock
 from graphmem.service.export import ExportScope, ExportService
 from graphmem.service.export.transfer import ImportReport, import_graph_records, parse_import_lines, write_jsonl
 from graphmem.service.learning import LearningService
-from graphmem.service.learning.skill_recall import wants
 from graphmem.service.lifecycle.service import LifecycleService
 from graphmem.service.maintenance.lint import LintService
 from graphmem.service.memories.capture import CaptureService
 from graphmem.service.memories.history import HistoryService, open_at
 from graphmem.service.memories.learn_filter import LearnFilter
-from graphmem.service.memories.reads import resolve
+from graphmem.service.memories.reads import open_memories, resolve
 from graphmem.service.memories.results import OpenResult, StoreResult
 from graphmem.service.memories.writes import MemoryWrites, Progress
 from graphmem.service.metrics import MetricsRecorder, measured
-from graphmem.service.recall.compose import build_composition
 from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.recall.graph_view import graph_page
-from graphmem.service.recall.results import AssociateResult, GraphView, SearchHit, SearchResult
+from graphmem.service.recall.results import AssociateResult, GraphView, SearchResult
+from graphmem.service.recall.service import RecallService
 from graphmem.service.relations.conflicts import ConflictScanner
 from graphmem.service.relations.facts import FactService
 from graphmem.service.relations.service import RelationService
 from graphmem.service.sessions.service import SessionService
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import (
-    check_choice,
     check_count,
-    check_kind,
-    check_range,
     check_strings,
-    check_text,
     parse_instant,
 )
 from graphmem.settings import Settings
-from graphmem.store.convert import to_ms
 from graphmem.store.engine import describe_store
-from graphmem.store.projection import GraphProjection, VisibilityFilter
+from graphmem.store.projection import GraphProjection
 from graphmem.store.repository import Repository
 from nlp import ConceptExtractor
 
@@ -77,8 +70,8 @@ class MemoryService:
         self.metrics = MetricsRecorder(self.uow.repository, self.settings.lifecycle.metrics_flush_s)
         self.recall = RecallEngine(self.uow)
         self.writes = MemoryWrites(self.uow, self.clock)
-        self.lifecycle = LifecycleService(self.uow, self.clock, self.recall, self.metrics)
-        self.sessions = SessionService(self.uow, self.lifecycle)
+        self.lifecycle = LifecycleService(self.uow, self.clock, self.metrics)
+        self.sessions = SessionService(self.uow, self.lifecycle.context, self.metrics, self.lifecycle.review_queue)
         self.relations = RelationService(self.uow)
         self.conflicts = ConflictScanner(self.uow)
         self.facts = FactService(self.uow)
@@ -87,6 +80,7 @@ class MemoryService:
         self.lint = LintService(self.uow)
         self.exports = ExportService(self.uow, self.recall)
         self.learning = LearningService(self.uow, self.clock, self.writes)
+        self.recall_service = RecallService(self.uow, self.clock, self.recall, self.learning.recall)
 
     # The unit of work's parts, for tests, scripts and diagnostics.
     @property
@@ -139,69 +133,36 @@ class MemoryService:
                tags: Sequence[str] | None = None, limit: int = 10, offset: int = 0, as_of: Any = None,
                include_superseded: bool = False, *, outcome: str | None = None, task_type: str | None = None,
                tools_used: Sequence[str] | None = None, include: str = "memories",
-               skill_detail: str = "summary") -> SearchResult:
+               skill_detail: str = "summary", notes: bool = False) -> SearchResult:
         """Hybrid retrieval: BM25 fused with spreading activation. Filters apply before the cut
         (``outcome``, ``task_type`` and ``tools_used`` too: every listed tool must have been used).
 
         ``include`` is ``memories`` (the default), ``skills`` or ``all``: skills the query matches
-        (``service.learning.recall``) at ``skill_detail`` name_only, summary or full."""
-        query = self._check_query(query)
-        limit = check_count("limit", limit, 1, self.settings.limits.max_results)
-        offset = check_count("offset", offset, 0, 100_000)
-        view = self._view(project, kind, tags, as_of, include_superseded,
-                          LearnFilter(outcome, task_type, tools_used))
-        memories, skills = wants(include)
-        matched = self.learning.recall.match(query, project, detail=skill_detail) if skills else ()
-        if not memories:
-            return SearchResult(query=query, hits=(), total_candidates=0, offset=offset, limit=limit, skills=matched)
-        self.uow.fresh()
-        now = self.clock.now_ms()
-        fused, activation = self.recall.fused_ranking(query, view, now, offset + limit)
-        page = self.lifecycle.review_page(fused, offset, limit, now)  # blends in danger-zone review candidates
-        hits = self.recall.hits(activation, [node for node, *_ in page])
-        result = SearchResult(
-            query=query, offset=offset, limit=limit, total_candidates=len(fused),
-            unmatched_concepts=activation.unmatched,
-            hits=tuple(SearchHit(id=h.id, score=round(score, 6), kind=h.type, content=h.content, project=h.project,
-                                 bm25_rank=rank_b, activation_rank=rank_a, created_at=h.created_at,
-                                 topic_key=h.topic_key, tags=h.tags, concepts=h.concepts)
-                       for h, (_, score, rank_b, rank_a) in zip(hits, page, strict=True)))
-        result = self.lifecycle.after_search(result, now)  # status, decay score, review flag; reinforcement
-        return dataclasses.replace(result, skills=matched) if matched else result
+        (``service.learning.recall``) at ``skill_detail`` name_only, summary or full. ``notes`` answers
+        with each hit's notes (superseded, contradicted, pending) read in the same call. Reinforcement
+        (``decay.reinforce_on_recall``) runs after the read, as its own write."""
+        result = self.recall_service.search(
+            query, project, kind, tags, limit, offset, as_of, include_superseded,
+            learned=LearnFilter(outcome, task_type, tools_used), include=include, skill_detail=skill_detail,
+            notes=notes)
+        self.lifecycle.after_recall([hit.id for hit in result.hits])
+        return result
 
     @measured("associate")
     def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
                   min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
                   include_superseded: bool = False, *, outcome: str | None = None, task_type: str | None = None,
                   tools_used: Sequence[str] | None = None, include: str = "memories",
-                  skill_detail: str = "summary") -> AssociateResult:
+                  skill_detail: str = "summary", notes: bool = False) -> AssociateResult:
         """Spreading-activation recall, or composition of the fewest memories covering the query
-        (``include`` and ``skill_detail`` as in :meth:`search`)."""
-        query = self._check_query(query)
-        check_choice("mode", mode, ("recall", "composition"))
-        max_results = check_count("max_results", max_results, 1, self.settings.limits.max_results)
-        min_coverage = check_range("min_coverage", min_coverage, 0.0, 1.0)
-        view = self._view(project, kind, None, as_of, include_superseded,
-                          LearnFilter(outcome, task_type, tools_used))
-        memories_wanted, skills_wanted = wants(include)
-        matched = self.learning.recall.match(query, project, detail=skill_detail) if skills_wanted else ()
-        if not memories_wanted:
-            return AssociateResult(query_concepts=(), seed_nodes=(), unmatched_concepts=(), activated_count=0,
-                                   memories=(), mode=mode, skills=matched)
-        self.uow.fresh()
-        depth = max_results if mode == "recall" else max(50, 5 * max_results)
-        now = self.clock.now_ms()
-        activation = self.recall.recall_ranking(query, self.recall.activate(query, view, now, depth), view, now, depth)
-        composition = None
-        if mode == "composition":
-            composition = build_composition(self.recall, activation, min_coverage=min_coverage,
-                                            max_sources=max_results)
-        memories = self.recall.hits(activation, [node for node, _ in activation.ranked[:max_results]])
-        self.lifecycle.after_recall([m.id for m in memories])
-        return AssociateResult(
-            query_concepts=activation.query_concepts, seed_nodes=activation.seeds,
-            unmatched_concepts=activation.unmatched, activated_count=int((activation.vector > 0).sum()),
-            memories=tuple(memories), composition=composition, mode=mode, skills=matched)
+        (``include``, ``skill_detail`` and ``notes`` as in :meth:`search`; reinforcement after the read,
+        likewise)."""
+        result = self.recall_service.associate(
+            query, mode, project, max_results, min_coverage, kind, as_of, include_superseded,
+            learned=LearnFilter(outcome, task_type, tools_used), include=include, skill_detail=skill_detail,
+            notes=notes)
+        self.lifecycle.after_recall([m.id for m in result.memories])
+        return result
 
     @measured("open")
     def open(self, ids: Sequence[str], include_relations: bool = True, as_of: Any = None) -> OpenResult:
@@ -211,17 +172,10 @@ class MemoryService:
         if not wanted:
             raise InvalidInput("ids must name at least one memory")
         instant = parse_instant("as_of", as_of)
-        projection = self.uow.fresh()
-        if instant is not None:
-            return open_at(self.uow, self.recall, wanted, include_relations, instant)
-        resolved = self.resolve(wanted, strict=False)
-        found = self.repository.memories_by_id(resolved.values())
-        memories = tuple(found[resolved[i]] for i in wanted if i in resolved and resolved[i] in found)
-        relations = tuple(self.repository.relations_touching([m.id for m in memories])) if include_relations else ()
-        concepts = {m.id: tuple(self.recall.concept_names(projection.memory_nodes[m.id])) for m in memories
-                    if m.id in projection.memory_nodes}
-        not_found = tuple(i for i in wanted if i not in resolved)
-        return OpenResult(memories=memories, relations=relations, not_found=not_found, concepts=concepts)
+        if instant is None:
+            return open_memories(self.uow, wanted, include_relations)
+        self.uow.fresh()
+        return open_at(self.uow, wanted, include_relations, instant)
 
     @measured("graph")
     def graph(self, node: str | None = None, depth: int = 1, project: str | None = None, offset: int = 0,
@@ -235,7 +189,7 @@ class MemoryService:
         if node is not None and not node.startswith("concept:") and node not in projection.memory_nodes:
             node = self.resolve([node], strict=False).get(node, node)
         return graph_page(projection, self.repository, center=node, depth=depth,
-                          view=self._view(project, None, None, as_of, False), now_ms=self.clock.now_ms(),
+                          view=self.recall_service.view(project, None, None, as_of, False), now_ms=self.clock.now_ms(),
                           offset=offset, limit=limit)
 
     @measured("status")
@@ -279,19 +233,3 @@ class MemoryService:
             return ImportReport(format="observations", added={"memories": len(fresh)},
                                 duplicates=len(results) - len(fresh), ids=tuple(r.id for r in results))
         return import_graph_records(self.uow, parsed.graph_records)
-
-    # -- helpers --------------------------------------------------------------------------------
-    def _check_query(self, query: str) -> str:
-        return (check_text("query", query, self.settings.limits.max_query_chars, required=True) or "").strip()
-
-    def _view(self, project: str | None, kind: str | None, tags: Sequence[str] | None, as_of: Any,
-              include_superseded: bool, learned: LearnFilter | None = None) -> VisibilityFilter:
-        if kind is not None:
-            check_kind(kind)
-        instant = parse_instant("as_of", as_of)
-        view = VisibilityFilter(
-            project=project, kinds=(kind,) if kind else (),
-            tags=check_strings("tags", tags, self.settings.limits.max_tags, self.settings.limits.max_tag_chars),
-            as_of_ms=None if instant is None else to_ms(instant), include_superseded=include_superseded)
-        return learned.narrow(view) if learned is not None else view
-

@@ -15,20 +15,37 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from graphmem.core.time import from_ms
 from graphmem.errors import StorageError
-from graphmem.service.lifecycle.results import MetricSummary
-from graphmem.store.convert import from_ms
 from graphmem.store.metrics_store import MetricTotals, add_totals, load_totals, merge_totals, reset_totals
 from graphmem.store.repository import Repository
 
-__all__ = ["BUCKETS_MS", "MetricsRecorder", "measured", "percentile"]
+__all__ = ["BUCKETS_MS", "MetricSummary", "MetricsRecorder", "measured", "percentile"]
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 # Upper bounds (ms) of the latency buckets; the last one catches everything slower.
 BUCKETS_MS: tuple[float, ...] = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, math.inf)
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSummary:
+    """Counters and latency of one operation, across restarts until reset."""
+
+    operation: str
+    calls: int
+    errors: int
+    mean_ms: float
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+    total_ms: float
+    first_at: str
+    last_at: str
+
 
 
 class MetricsRecorder:
@@ -40,6 +57,19 @@ class MetricsRecorder:
         self._pending: dict[str, MetricTotals] = {}
         self._lock = threading.Lock()
         self._last_flush = time.monotonic()
+        self._held = 0  # while above zero no flush runs (see :meth:`held`)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Keep counts pending for the block: a flush is its own transaction, and inside one open write
+        (``UnitOfWork.atomic``) SQLite would make it wait for the lock that very write holds."""
+        with self._lock:
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._held -= 1
 
     @contextmanager
     def measure(self, operation: str) -> Iterator[None]:
@@ -58,7 +88,7 @@ class MetricsRecorder:
         delta = MetricTotals(operation, 1, 0 if ok else 1, elapsed_ms, elapsed_ms, buckets, now_ms, now_ms)
         with self._lock:
             self._merge_pending(delta)
-            due = time.monotonic() - self._last_flush >= self.flush_s
+            due = not self._held and time.monotonic() - self._last_flush >= self.flush_s
         if due:
             self.flush()
 

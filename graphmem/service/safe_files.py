@@ -22,22 +22,65 @@ from pathlib import Path, PurePath
 from graphmem.errors import InvalidInput, StorageError
 from graphmem.service.validation import quote
 
-__all__ = ["check_path_text", "write_confined"]
+__all__ = ["check_confined", "check_path_text", "read_confined", "relative_parts", "write_confined"]
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def check_path_text(name: str, value: str) -> str:
     """Refuse a NUL byte in a path (the OS would raise an unreadable ValueError)."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{name} must be a path given as text")
     if "\x00" in value:
-        raise InvalidInput(f"{name} must not contain a NUL (\\x00) character")
+        raise InvalidInput(f"{name} must not contain a NUL (\\x00) character: no file system accepts one in a path")
     return value
+
+
+def check_confined(root: str | os.PathLike[str], relative_path: str | os.PathLike[str]) -> Path:
+    """Every check ``write_confined`` makes, without creating or writing anything; the target's path.
+
+    Used to refuse a whole batch (every brief target, every vault note) before the first file is written.
+    """
+    base = Path(check_path_text("root", os.fspath(root))).expanduser().resolve()
+    parts = relative_parts(os.fspath(relative_path))
+    folder = base
+    for part in parts[:-1]:
+        folder = folder / part
+        if not _existing_directory(folder, base):
+            return base.joinpath(*parts)  # a folder still to be made: nothing below it exists yet
+    target = folder / parts[-1]
+    _refuse_link(target)
+    return target
+
+
+def read_confined(root: str | os.PathLike[str], relative_path: str | os.PathLike[str]) -> str:
+    """The UTF-8 text of a confined regular file, ``""`` if it does not exist yet; never blocks.
+
+    ``O_NONBLOCK`` keeps a FIFO planted as the target from hanging the call (opening one for reading
+    waits for a writer), ``O_NOFOLLOW`` refuses a link planted after the check, and ``fstat`` on the
+    descriptor checks the file actually opened.
+    """
+    target = check_confined(root, relative_path)
+    try:
+        descriptor = os.open(target, os.O_RDONLY | _O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return ""
+    except OSError as error:
+        raise InvalidInput(f"{target} cannot be read ({error.strerror or error}); refused") from error
+    with os.fdopen(descriptor, "rb") as handle:
+        kind = _file_kind(os.fstat(handle.fileno()).st_mode)
+        if kind != "regular file":
+            raise InvalidInput(f"{target} is a {kind}; graphmem reads and writes only regular files (refused)")
+        try:
+            return handle.read().decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InvalidInput(f"{target} is not UTF-8 text (byte {error.start}); refused") from error
 
 
 def write_confined(root: str | os.PathLike[str], relative_path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` (UTF-8) to ``root / relative_path``, creating folders; return the path written."""
     base = Path(check_path_text("root", os.fspath(root))).expanduser().resolve()
-    parts = _relative_parts(os.fspath(relative_path))
+    parts = relative_parts(os.fspath(relative_path))
     folder = base
     for part in parts[:-1]:
         folder = _real_directory(folder / part, base)
@@ -57,33 +100,47 @@ def write_confined(root: str | os.PathLike[str], relative_path: str | os.PathLik
     return target
 
 
-def _relative_parts(relative: str) -> tuple[str, ...]:
+def relative_parts(relative: str) -> tuple[str, ...]:
+    """The components of a path that must stay below its root: no NUL, not absolute, no ``..``."""
     check_path_text("path", relative)
     path = PurePath(relative)
     if path.is_absolute() or not path.parts:
-        raise InvalidInput(f"path {quote(relative)} must be relative to the root")
+        raise InvalidInput(f"path {quote(relative)} must be relative to the root (it is absolute or empty)")
     if any(part in {"..", ""} for part in path.parts):
-        raise InvalidInput(f"path {quote(relative)} must not contain '..'")
+        raise InvalidInput(f"path {quote(relative)} must not contain '..' (it would leave the root)")
     return tuple(part for part in path.parts if part != ".")
 
 
 def _real_directory(path: Path, base: Path) -> Path:
     """An existing real directory (not a link), or a new one made here."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
+    if not _existing_directory(path, base):
         try:
             path.mkdir(mode=0o755)
         except OSError as error:
             raise StorageError(f"could not create {path}: {error.strerror or error}") from error
-        return path
+    return path
+
+
+def _existing_directory(path: Path, base: Path) -> bool:
+    """``True`` for a real directory inside ``base``, ``False`` if nothing is there; refuse anything else."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
     if stat.S_ISLNK(info.st_mode):
         raise InvalidInput(f"{path} is a symbolic link; graphmem does not write through links (refused)")
     if not stat.S_ISDIR(info.st_mode):
-        raise InvalidInput(f"{path} exists and is not a directory")
+        raise InvalidInput(f"{path} exists and is a {_file_kind(info.st_mode)}, not a directory; refused")
     if not path.resolve().is_relative_to(base):
         raise InvalidInput(f"{path} resolves outside {base}; refused")
-    return path
+    return True
+
+
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISREG, "regular file"), (stat.S_ISDIR, "directory"), (stat.S_ISLNK, "symbolic link"),
+             (stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
+             (stat.S_ISBLK, "block device"))
+    return next((name for test, name in kinds if test(mode)), "special file")
 
 
 def _refuse_link(target: Path) -> None:
@@ -94,7 +151,7 @@ def _refuse_link(target: Path) -> None:
     if stat.S_ISLNK(info.st_mode):
         raise InvalidInput(f"{target} is a symbolic link; graphmem does not write through links (refused)")
     if not stat.S_ISREG(info.st_mode):
-        raise InvalidInput(f"{target} exists and is not a regular file; refused")
+        raise InvalidInput(f"{target} is a {_file_kind(info.st_mode)}; graphmem writes only regular files (refused)")
     if info.st_nlink > 1:
         raise InvalidInput(f"{target} has {info.st_nlink} hard links (another name may be outside the "
                            "vault); refused")

@@ -18,6 +18,7 @@ projection reflects; when another process wrote, its changes are applied increme
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -40,7 +41,9 @@ from graphmem.store.follow import follow
 from graphmem.store.projection import GraphProjection
 from graphmem.store.projection_snapshot import load_snapshot, save_snapshot, snapshot_path
 from graphmem.store.repository import Repository, StoredBatch
+from graphmem.store.semantic_index import Embedder
 from nlp import ConceptExtractor
+from nlp.embedding import EmbeddingUnavailable, load_embedder
 
 __all__ = ["Effect", "UnitOfWork", "Write"]
 
@@ -94,12 +97,13 @@ class UnitOfWork:
         self.engine = open_engine(settings.db)
         self.repository = Repository(self.engine)
         self.extractor = extractor or ConceptExtractor(settings.nlp_model)
-        self.projection = GraphProjection(settings.activation)
+        self.projection = GraphProjection(settings.activation, settings.semantic, _embedder(settings))
         # Re-entrant: a write's after-commit step, and a use case that reads fresh inside a write.
         self._lock = threading.RLock()
         self._probe = GenerationProbe(self.engine)
         self._snapshot = snapshot_path(self.engine)
         self._snapshot_generation = 0
+        self._joined: Write | None = None  # the open write of :meth:`atomic`, which nested writes join
         self._seen = self._open_projection()
 
     @property
@@ -109,8 +113,12 @@ class UnitOfWork:
 
     @contextmanager
     def write(self) -> Iterator[Write]:
-        """Lock, one transaction with a change-log entry, commit, then the projection effects."""
+        """Lock, one transaction with a change-log entry, commit, then the projection effects (inside
+        :meth:`atomic`, the write joins the open transaction and commits with it)."""
         with self._lock:
+            if self._joined is not None:  # only the thread holding the lock can see its own atomic write
+                yield self._joined
+                return
             with self.repository.write_transaction() as session:
                 write = Write(session, bump_generation(session))
                 yield write
@@ -119,6 +127,18 @@ class UnitOfWork:
                 append_changes(session, write.generation, write.changes or {NOTHING: set()})
                 prune_changes(session, write.generation)
             self._follow_committed(write)
+
+    @contextmanager
+    def atomic(self) -> Iterator[Write]:
+        """One transaction for several use cases: a call that writes many items (a seed dialect's batch of
+        entities) lands whole or not at all. Every :meth:`write` inside joins it; the projection follows
+        once, after the commit. Reads through other connections see the store as it was before."""
+        with self.write() as write:
+            outer, self._joined = self._joined, write
+            try:
+                yield write
+            finally:
+                self._joined = outer
 
     @contextmanager
     def read(self) -> Iterator[Any]:
@@ -187,3 +207,24 @@ class UnitOfWork:
             self._seen = self.projection.reload(self.engine)
             raise
         self._seen = write.generation
+
+
+def _embedder(settings: Settings) -> Embedder | None:
+    """The static embedding model when the semantic signal is on; without its package, recall is keyword- and
+    graph-only, as before the semantic leg, and stderr says why once."""
+    if not settings.semantic.enabled:
+        return None
+    try:
+        return load_embedder()
+    except EmbeddingUnavailable as missing:
+        _warn_once(f"graphmem: semantic recall is off: {missing}")
+        return None
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        print(message, file=sys.stderr)

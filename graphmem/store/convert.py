@@ -1,29 +1,21 @@
-"""Row ↔ core-value conversion at the store boundary (epoch ms ↔ aware UTC datetimes)."""
+"""Row ↔ core-value conversion at the store boundary (epoch ms ↔ aware UTC datetimes).
+
+``to_ms`` / ``from_ms`` live in :mod:`graphmem.core.time`; they are re-exported here for the store's modules.
+"""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, TypeAlias
 
 from sqlalchemy.engine import Row
 
+from graphmem.core.time import from_ms, to_ms
 from graphmem.core.values import Memory, Relation
 from graphmem.store.tables import MemoryRow, RelationRow
 
 __all__ = ["from_ms", "memory_from_row", "relation_from_row", "to_ms"]
-
-
-def to_ms(instant: datetime) -> int:
-    """Aware datetime → epoch milliseconds (naive input is taken as UTC)."""
-    if instant.tzinfo is None:
-        instant = instant.replace(tzinfo=UTC)
-    return int(instant.timestamp() * 1000)
-
-
-def from_ms(ms: int) -> datetime:
-    """Epoch milliseconds → aware UTC datetime."""
-    return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
 def _optional(ms: int | None) -> datetime | None:

@@ -19,7 +19,10 @@ from graphmem.settings import check_database_url, masked
 from graphmem.store import fulltext, migrations
 from graphmem.store.tables import SCHEMA_VERSION, MetaRow, StoreGenerationRow
 
-__all__ = ["WRITE_OPTION", "WRITE_WAIT_S", "database_url", "describe_store", "open_engine", "snapshot", "store_exists"]
+__all__ = [
+    "SCHEMA_VERSION", "WRITE_OPTION", "WRITE_WAIT_S", "database_url", "describe_store", "open_engine", "snapshot",
+    "store_exists",
+]
 
 # How long a write waits for another process's write lock before it fails with a plain message.
 # Imports commit in batches that hold the lock well under a second, so a longer wait means a stuck writer.

@@ -23,19 +23,27 @@ from graphmem.store.tables import BriefStateRow, MemoryRow, RelationRow, SkillRo
 
 __all__ = [
     "ConceptMatrix",
+    "SkillRecord",
+    "SkillVersionRecord",
     "add_skill_version",
     "brief_state",
     "concept_matrix",
     "consolidation_relations",
     "count_since",
     "get_skill",
+    "insert_skill",
     "latest_seq",
     "list_skills",
     "neighbourhood_matrix",
     "rows_matrix",
     "save_brief_state",
     "skill_by_name",
+    "skill_history",
+    "skill_record",
+    "skill_record_by_name",
+    "skill_records",
     "skill_versions",
+    "update_skill",
     "upgrade_learning",
 ]
 
@@ -147,6 +155,85 @@ def list_skills(session: Session, *, project: str | None, statuses: Sequence[str
     if statuses:
         query = query.where(col(SkillRow.status).in_(list(statuses)))
     return list(session.exec(query))
+
+
+@dataclass(frozen=True, slots=True)
+class SkillRecord:
+    """A skill's current version as readers see it: a value, so it outlives the session that read it."""
+
+    id: str
+    name: str
+    project: str | None
+    trigger: str
+    steps: tuple[str, ...]
+    source_ids: tuple[str, ...]
+    status: str
+    version: int
+    successes: int
+    failures: int
+    successor_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SkillVersionRecord:
+    """One version of a skill: its audit entry and the snapshot of its fields."""
+
+    version: int
+    action: str
+    actor: str
+    at: int
+    reason: str | None
+    snapshot: dict[str, Any]
+
+
+def _record(row: SkillRow) -> SkillRecord:
+    return SkillRecord(id=row.id, name=row.name, project=row.project, trigger=row.trigger, steps=tuple(row.steps),
+                       source_ids=tuple(row.source_ids), status=row.status, version=row.version,
+                       successes=row.successes, failures=row.failures, successor_id=row.successor_id)
+
+
+def skill_record(session: Session, skill_id: str) -> SkillRecord | None:
+    row = get_skill(session, skill_id)
+    return None if row is None else _record(row)
+
+
+def skill_record_by_name(session: Session, project_key: str, name: str) -> SkillRecord | None:
+    row = skill_by_name(session, project_key, name)
+    return None if row is None else _record(row)
+
+
+def insert_skill(session: Session, skill: SkillRecord, now: int, audit: dict[str, Any]) -> SkillRecord:
+    """Write a new skill (version 1) and its first version entry."""
+    row = SkillRow(id=skill.id, name=skill.name, project=skill.project, project_key=skill.project or "",
+                   trigger=skill.trigger, steps=list(skill.steps), source_ids=list(skill.source_ids),
+                   status=skill.status, created_at=now, updated_at=now)
+    add_skill_version(session, row, audit)
+    return _record(row)
+
+
+def update_skill(session: Session, skill_id: str, fields: dict[str, Any], now: int,
+                 audit: dict[str, Any]) -> SkillRecord:
+    """Set ``fields`` of a skill as a new version (version + 1, with ``audit``); the skill must exist."""
+    row = get_skill(session, skill_id)
+    if row is None:
+        raise KeyError(skill_id)
+    for name, value in fields.items():
+        setattr(row, name, value)
+    row.version += 1
+    row.updated_at = now
+    add_skill_version(session, row, audit)
+    return _record(row)
+
+
+def skill_history(session: Session, skill_id: str) -> list[SkillVersionRecord]:
+    return [SkillVersionRecord(v.version, v.action, v.actor, v.at, v.reason, dict(v.snapshot))
+            for v in skill_versions(session, skill_id)]
+
+
+def skill_records(session: Session, *, project: str | None, statuses: Sequence[str],
+                  limit: int = 100) -> list[SkillRecord]:
+    """:func:`list_skills` as values (recall scores them after its session has closed)."""
+    return [_record(row) for row in list_skills(session, project=project, statuses=statuses, limit=limit)]
 
 
 def add_skill_version(session: Session, skill: SkillRow, audit: dict[str, Any]) -> SkillVersionRow:

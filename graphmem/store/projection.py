@@ -25,11 +25,12 @@ from graphmem.core.facts import FACT_SPREAD
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.spreading_graph import WEIGHT, FloatArray, IntArray, SpreadingGraph
 from graphmem.core.values import STATUSES, Memory, Relation
-from graphmem.settings import ActivationSettings
+from graphmem.settings import ActivationSettings, SemanticSettings
 from graphmem.store.changes import current_generation
 from graphmem.store.convert import to_ms
 from graphmem.store.engine import snapshot
 from graphmem.store.repository import StoredBatch
+from graphmem.store.semantic_index import Embedder, SemanticIndex
 from graphmem.store.visibility import MEMORY, VisibilityFilter, evaluate_visibility
 from nlp.normalize import fold_accents
 
@@ -141,13 +142,17 @@ class RelationEdge(NamedTuple):
 class GraphProjection:
     """Concept–memory graph with typed relation edges, kept in sync with the rows."""
 
-    def __init__(self, settings: ActivationSettings) -> None:
+    def __init__(self, settings: ActivationSettings, semantic: SemanticSettings | None = None,
+                 embedder: Embedder | None = None) -> None:
         self.settings = settings
+        self.semantic_settings = semantic or SemanticSettings(enabled=False)
+        self.embedder = embedder
         self.lock = threading.RLock()
         self._reset()
 
     def _reset(self) -> None:
         self.graph = SpreadingGraph()
+        self.semantic = SemanticIndex(self.embedder, self.semantic_settings)
         self._cols: dict[str, np.ndarray] = {name: np.full(0, fill, dtype) for name, (dtype, fill) in _COLUMNS.items()}
         self.names: list[str] = []  # memory id or concept key, by node
         self.concept_nodes: dict[str, int] = {}
@@ -213,9 +218,13 @@ class GraphProjection:
             relations = conn.execute(text(
                 "SELECT id, source_id, target_id, type, confidence, status FROM relation")).all()
             facts = conn.execute(text("SELECT subject, object, confidence FROM fact")).all()
+            contents = (conn.execute(text("SELECT content FROM memory ORDER BY seq")).scalars().all()
+                        if self.semantic.enabled else [])
         with self.lock:
             self._load_concepts(concepts)
             self._load_memories(memories)
+            self._add_semantic(list(range(len(concepts))), [c[1] for c in concepts], [c[2] for c in concepts])
+            self.semantic.add_memories(list(range(len(concepts), len(concepts) + len(memories))), contents)
             concept_by_seq = {int(seq): self.concept_nodes[key] for seq, key, _, _ in concepts}
             if len(mentions):
                 concept_lookup = SeqIndex()
@@ -298,6 +307,7 @@ class GraphProjection:
             for node, rec in zip(nodes, new, strict=True):
                 self._add_concept_name(rec.key, node, rec.kind)
                 self._cols["seq"][node] = rec.seq
+            self._add_semantic(list(nodes), [rec.key for rec in new], [rec.kind for rec in new])
             touched = [self.concept_nodes[rec.key] for rec in batch.concepts.values()]
             self._set_df(np.array(touched, dtype=np.int64),
                          np.array([rec.df for rec in batch.concepts.values()], dtype=np.int64))
@@ -307,6 +317,7 @@ class GraphProjection:
                 self._write_memory(node, seq, memory)
             self.memory_by_seq.assign(np.array([seq for seq, _ in batch.memories], dtype=np.int64),
                                       np.array(m_nodes, dtype=np.int64))
+            self.semantic.add_memories(list(m_nodes), [memory.content for _, memory in batch.memories])
             self.memory_count += len(batch.memories)
             concept_by_seq = {rec.seq: self.concept_nodes[rec.key] for rec in batch.concepts.values()}
             if batch.mentions:
@@ -401,6 +412,14 @@ class GraphProjection:
         self.graph.add_edges(np.concatenate([m_nodes, c_nodes]), np.concatenate([c_nodes, m_nodes]),
                              np.concatenate([weights, routed]))
         np.add.at(self._cols["length"], m_nodes, 1.0)
+
+    def _add_semantic(self, nodes: list[int], keys: list[str], kinds: list[str]) -> None:
+        """Vectors for the new concepts, and their join and relatedness edges (both ways, like co-occurrence)."""
+        if not nodes:
+            return
+        a, b, weights = self.semantic.add_concepts(nodes, keys, kinds)
+        if len(a):
+            self.graph.add_edges(np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([weights, weights]))
 
     def _add_cooccurrence(self, updates: list[tuple[int, int, int, int]]) -> None:
         if not updates or not self.settings.cooccurrence:

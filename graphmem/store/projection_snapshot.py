@@ -27,12 +27,13 @@ from sqlalchemy.engine import Engine
 
 from graphmem.core.spreading_graph import SpreadingGraph
 from graphmem.store.projection import _COLUMNS, CONCEPT, MEMORY, GraphProjection, RelationEdge, SeqIndex
+from graphmem.store.semantic_index import SemanticIndex
 from graphmem.store.tables import SCHEMA_VERSION
 
 __all__ = ["load_snapshot", "save_snapshot", "snapshot_path"]
 
-_FORMAT = 3  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
-# (concept kinds a column, df/use_count int32, length float32), accent-folded keys stored
+_FORMAT = 4  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
+# (concept kinds a column, df/use_count int32, length float32), accent-folded keys stored; 4: semantic vectors
 
 
 def snapshot_path(engine: Engine) -> Path | None:
@@ -50,9 +51,11 @@ def save_snapshot(projection: GraphProjection, path: Path, engine: Engine, gener
     with projection.lock:
         arrays = {f"graph_{key}": value for key, value in projection.graph.state().items()}
         arrays |= {f"col_{name}": projection.col(name) for name in _COLUMNS}
+        arrays |= projection.semantic.state()
         header = {"format": _FORMAT, "schema": SCHEMA_VERSION, "generation": generation,
                   "commit": _commit_time(engine, generation), "settings": _fingerprint(projection),
                   "names": projection.names, "codes": projection._codes, "folded": projection.folded_keys,
+                  "compact": projection.semantic.compact,
                   "tags": {str(node): sorted(tags) for node, tags in projection.tags.items()},
                   "tools": {str(node): sorted(tools) for node, tools in projection.tools.items()},
                   "relations": list(projection.relations.values()), "memory_count": projection.memory_count}
@@ -115,10 +118,14 @@ def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[s
     projection.relations = {edge[0]: RelationEdge(*edge) for edge in header["relations"]}
     projection._codes = header["codes"]
     projection.memory_count = int(header["memory_count"])
+    projection.semantic = SemanticIndex(projection.embedder, projection.semantic_settings)
+    projection.semantic.restore(arrays, {form: int(node) for form, node in header.get("compact", {}).items()})
 
 
 def _fingerprint(projection: GraphProjection) -> str:
-    return json.dumps(projection.settings.model_dump(), sort_keys=True)
+    # The semantic settings shape edges and vectors too; no embedder means none were made.
+    semantic = projection.semantic_settings.model_dump() if projection.semantic.enabled else None
+    return json.dumps({"activation": projection.settings.model_dump(), "semantic": semantic}, sort_keys=True)
 
 
 def _commit_time(engine: Engine, generation: int) -> int | None:

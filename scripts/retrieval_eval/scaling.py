@@ -63,7 +63,8 @@ def project_scaling_section(projects: tuple[int, ...] = (1, 5, 50), queries: int
             search = p50_p95(lambda q: service.search(q, project=target, limit=10), asked)
             associate = p50_p95(lambda q: service.associate(q, project=target, max_results=10), asked)
             projection = service.uow.fresh()
-            mask = projection.visible(service._view(target, None, None, None, False), service.clock.now_ms())
+            view = service.recall_service.view(target, None, None, None, False)
+            mask = projection.visible(view, service.clock.now_ms())
             allowed = projection.col("seq")[mask].tolist()  # the project's rows, as graphmem's keyword leg passes them
             # The keyword leg's match: scoped to the project's token (the index's scope column), and, for
             # comparison, the same ranking with the project's rows as a filter on an unscoped match.

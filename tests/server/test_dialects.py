@@ -10,6 +10,7 @@ from mcp import Client
 
 from graphmem.server import build_server
 from tests.conftest import ORDERS, WEBHOOK
+from tests.server.test_brief_roots import rooted_client
 from tests.server.test_tools import call, refused
 
 pytestmark = pytest.mark.anyio
@@ -32,7 +33,7 @@ async def text(client, name, arguments) -> str:
 @pytest.mark.parametrize("dialect", ["kyew"], indirect=True)
 async def test_kyew_examples_run_unchanged_and_answer_in_kyews_words(dialect, service):
     assert {t.name for t in (await dialect.list_tools()).tools} == {"memory", "remember", "recall", "forget",
-                                                                     "correct"}
+                                                                     "correct", "memory_skill_transition"}
     saved = await text(dialect, "memory", {"action": "learn", "observation": DEPLOY, "domain": "infrastructure",
                                            "outcome": "failure", "tags": ["deploy", "gotcha"]})
     assert re.match(r"Memory saved \(id: mem_\w+\)\. Domain: infrastructure\. Pattern detection: \d+ related "
@@ -43,11 +44,11 @@ async def test_kyew_examples_run_unchanged_and_answer_in_kyews_words(dialect, se
     found = await text(dialect, "memory", {"action": "recall", "query": "deploy gotchas",
                                            "domain": "infrastructure", "include": "all", "limit": 5})
     assert found.startswith("Found ") and f"[{first}]" in found and "(infrastructure, failure)" in found
-    assert "Found 0 skills." in found
+    assert " and 0 skills:" in found
     skill = service.learning.skills.draft([first, other], "infrastructure")
     skills = await text(dialect, "memory", {"action": "recall", "query": "deploy", "domain": "infrastructure",
                                             "include": "skills", "skill_detail": "full"})
-    assert skills.startswith("Found 0 memories.") and f"[{skill.id}] {skill.name} (draft, v1)" in skills
+    assert skills.startswith("Found 1 skill:") and f"Skill: {skill.name} ({skill.id}, draft) — 2-step" in skills
     assert "\n  1. " in skills
     corrected = await text(dialect, "memory", {"action": "correct", "memory_id": other, "correction":
                                                "Run npm run build:worker AND npm run typecheck before deploying"})
@@ -143,7 +144,7 @@ async def test_reference_examples_run_unchanged_and_answer_in_the_reference_shap
     assert graph["entities"][0] == {**JOHN, "observations": ["Speaks fluent Spanish", "Prefers morning meetings"]}
     assert graph["relations"] == [WORKS_AT, manages]  # two relation types between one pair both survive
     found, _ = await _json(dialect, "search_nodes", {"query": "spanish"})
-    assert [e["name"] for e in found["entities"]] == ["John_Smith"] and found["relations"] == []
+    assert [e["name"] for e in found["entities"]] == ["John_Smith"] and found["relations"] == [WORKS_AT, manages]
     both, _ = await _json(dialect, "open_nodes", {"names": ["John_Smith", "Anthropic", "Nobody"]})
     assert [e["name"] for e in both["entities"]] == ["John_Smith", "Anthropic"] and len(both["relations"]) == 2
     # graphmem's engine sees the entities: its own search finds the observation memory
@@ -272,14 +273,14 @@ KIRO_STORE_EXAMPLE = {
 
 
 @pytest.mark.parametrize("dialect", ["kirograph"], indirect=True)
-async def test_kirograph_examples_run_unchanged_and_answer_in_its_shapes(dialect, service, tmp_path):
+async def test_kirograph_examples_run_unchanged_and_answer_in_its_shapes(dialect, service, settings, tmp_path):
     listed = {t.name: t for t in (await dialect.list_tools()).tools}
     assert len(listed) == 19 and all(n.startswith(("kirograph_mem_", "kirograph_watchmen_")) for n in listed)
     stored = await text(dialect, "kirograph_mem_store", KIRO_STORE_EXAMPLE)
     assert re.fullmatch(r"Stored observation mem_\w+ \[decision\]", stored.splitlines()[0])
     decision = re.search(r"mem_\w+", stored).group(0)
     assert await text(dialect, "kirograph_mem_store", KIRO_STORE_EXAMPLE) == (
-        "Observation already exists (duplicate content).")
+        f"Observation already exists (duplicate content). Existing observation: {decision} [decision]")
     found = await call(dialect, "kirograph_mem_search", query="authentication architecture decisions",
                        kind="decision", limit=5)
     assert "hits" in found  # the example runs; nothing about authentication was stored
@@ -332,7 +333,8 @@ async def test_kirograph_examples_run_unchanged_and_answer_in_its_shapes(dialect
     assert pruned["dry_run"] is True
     watch = await call(dialect, "kirograph_watchmen_status")
     assert {"count", "threshold"} <= set(watch)
-    brief = await call(dialect, "kirograph_watchmen_synthesize", force=True, projectPath=str(tmp_path))
+    async with rooted_client(service, settings, tmp_path, tools="kirograph") as rooted:  # a brief root is declared
+        brief = await call(rooted, "kirograph_watchmen_synthesize", force=True, projectPath=str(tmp_path))
     assert "written" in brief
     assert (await call(dialect, "kirograph_watchmen_reset"))["count"] == 0
 

@@ -109,7 +109,7 @@ def test_the_fields_survive_a_reload_a_snapshot_and_another_process_writing(serv
         generation = current_generation(connection)
     path = tmp_path / "projection.npz"
     save_snapshot(service.projection, path, service.engine, generation)
-    restored = GraphProjection(service.projection.settings)
+    restored = GraphProjection(service.projection.settings, service.settings.semantic, service.projection.embedder)
     assert load_snapshot(restored, path, service.engine, generation) == generation
     assert restored.tools[restored.memory_nodes[first]] == frozenset({"helm"})
     for name in ("outcome", "task_type"):

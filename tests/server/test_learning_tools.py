@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.server.test_brief_roots import rooted_client
 from tests.server.test_tools import call, refused
 
 pytestmark = pytest.mark.anyio
@@ -26,15 +27,15 @@ async def test_clusters_duplicates_consolidate_and_undo(client, service):
     assert sorted(cluster["memory_ids"]) == sorted(ids) and cluster["action"] == "merge"
     duplicates = await call(client, "memory_duplicates")
     assert {duplicates["pairs"][0]["left_id"], duplicates["pairs"][0]["right_id"]} == set(ids)
-    preview = await call(client, "memory_consolidate", cluster_id=cluster["id"])
+    preview = await call(client, "memory_consolidate_preview", cluster_id=cluster["id"])
     assert preview["action"] == "preview" and "localStorage" in preview["previews"][0]["content"]
-    applied = await call(client, "memory_consolidate", cluster_id=cluster["id"], mode="apply")
+    applied = await call(client, "memory_consolidate_apply", cluster_id=cluster["id"])
     assert sorted(applied["archived"]) == sorted(ids)
     search = await call(client, "memory_search", query="localStorage tokens")
     assert [hit["id"] for hit in search["hits"]] == [applied["merged_id"]]
     undone = await call(client, "memory_consolidate_undo", merged_id=applied["merged_id"])
     assert sorted(undone["restored"]) == sorted(ids)
-    assert "NotFound" in await refused(client, "memory_consolidate", cluster_id="clu_0000000000000000")
+    assert "NotFound" in await refused(client, "memory_consolidate_apply", cluster_id="clu_0000000000000000")
 
 
 async def test_learn_drafts_a_skill_that_moves_through_its_lifecycle(client):
@@ -54,7 +55,12 @@ async def test_learn_drafts_a_skill_that_moves_through_its_lifecycle(client):
     assert [v["actor"] for v in one["skills"][0]["history"]] == ["graphmem", "alice", "agent", "agent"]
 
 
-async def test_brief_status_synthesize_and_reset(client, service, tmp_path):
+async def test_brief_status_synthesize_and_reset(service, settings, tmp_path):
+    async with rooted_client(service, settings, tmp_path) as client:
+        await _brief_round_trip(client, service, tmp_path)
+
+
+async def _brief_round_trip(client, service, tmp_path):
     service.store("Use Terraform workspaces per region", kind="decision", project="infra")
     status = await call(client, "memory_brief_status", project="infra")
     assert status["count"] == 1 and status["threshold"] == 5 and "AGENTS.md" in status["targets"]

@@ -58,7 +58,7 @@ def column_by_name(projection: GraphProjection, name: str) -> dict[str, float]:
 # -- the projection follows writes -----------------------------------------------------------------
 def test_the_incremental_projection_equals_one_loaded_fresh_from_the_database(service, corpus):
     fill(service, corpus)
-    fresh = GraphProjection(service.settings.activation)
+    fresh = GraphProjection(service.settings.activation, service.settings.semantic, service.projection.embedder)
     fresh.load(service.engine)
     live = service.projection
     assert sorted(fresh.names) == sorted(live.names)
@@ -68,6 +68,13 @@ def test_the_incremental_projection_equals_one_loaded_fresh_from_the_database(se
     assert np.allclose([live_edges[k] for k in live_edges], [fresh_edges[k] for k in live_edges])
     for column in ("df", "length", "created", "valid_from", "valid_to", "strength", "hidden"):
         assert column_by_name(live, column) == column_by_name(fresh, column), column
+    query = live.semantic.embed(["webhook retries and idempotent orders"])[0]
+    similarity = []
+    for projection in (live, fresh):  # the semantic vectors follow writes exactly as a reload builds them
+        nodes = np.array(sorted(projection.memory_nodes.values()), dtype=np.int64)
+        values = projection.semantic.memory_similarity(query, nodes)
+        similarity.append({projection.names[n]: round(float(v), 5) for n, v in zip(nodes, values, strict=True)})
+    assert similarity[0] == similarity[1] and any(similarity[0].values())
 
 
 def strong(result: object) -> dict[str, float]:

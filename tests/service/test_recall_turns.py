@@ -46,7 +46,7 @@ def test_a_conversation_is_recognized_and_documents_are_not(service: MemoryServi
 
 
 def _view(service: MemoryService, project: str):  # the service's own filter type
-    return service._view(project, None, None, None, False)
+    return service.recall_service.view(project, None, None, None, False)
 
 
 def test_the_answer_in_the_next_turn_is_found(service: MemoryService) -> None:

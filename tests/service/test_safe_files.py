@@ -7,7 +7,7 @@ import os
 import pytest
 
 from graphmem.errors import InvalidInput
-from graphmem.service.safe_files import write_confined
+from graphmem.service.safe_files import read_confined, write_confined
 from tests.conftest import WEBHOOK
 from tests.service.test_lifecycle import make, used_over_days
 
@@ -70,3 +70,39 @@ def test_a_nul_byte_in_the_folder_is_a_readable_error(tmp_path, new_store, extra
     with pytest.raises(InvalidInput, match="folder must not contain a NUL"):
         service.lifecycle.promote(dry_run=False, export=True, folder="notes\x00evil")
     service.close()
+
+
+def test_a_fifo_at_the_target_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "AGENTS.md")
+    with pytest.raises(InvalidInput, match="FIFO"):
+        write_confined(tmp_path, "AGENTS.md", "x")
+    with pytest.raises(InvalidInput, match="FIFO"):
+        read_confined(tmp_path, "AGENTS.md")
+
+
+def test_reading_a_confined_file_gives_its_text_or_nothing_when_missing(tmp_path):
+    (tmp_path / "CLAUDE.md").write_text("keep\n")
+    assert read_confined(tmp_path, "CLAUDE.md") == "keep\n" and read_confined(tmp_path, "new/AGENTS.md") == ""
+
+
+def test_a_symlinked_note_inside_the_vault_is_refused_and_its_target_untouched(tmp_path, new_store, extractor):
+    vault = tmp_path / "vault"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / ".obsidian" / "app.json").write_text("{}")
+    service = make(new_store, extractor, lifecycle={"vault_path": str(vault)})
+    earned = used_over_days(service, WEBHOOK)
+    preview = service.lifecycle.promote(dry_run=True, export=True).items[0]
+    os.makedirs(os.path.dirname(preview.vault_path), exist_ok=True)
+    os.symlink(vault / ".obsidian" / "app.json", preview.vault_path)
+    with pytest.raises(InvalidInput, match="symbolic link"):
+        service.lifecycle.promote(dry_run=False, export=True)
+    assert (vault / ".obsidian" / "app.json").read_text() == "{}"
+    assert service.open([earned]).memories[0].status == "active"
+    service.close()
+
+
+@pytest.mark.parametrize(("relative", "reason"), [
+    ("../x.md", "would leave the root"), ("/etc/x.md", "absolute"), ("a\x00b.md", "NUL"), ("", "empty")])
+def test_every_path_error_says_why(tmp_path, relative, reason):
+    with pytest.raises(InvalidInput, match=reason):
+        write_confined(tmp_path, relative, "x")

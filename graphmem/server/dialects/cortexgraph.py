@@ -13,6 +13,8 @@ Obsidian vault export stays the CLI's (``graphmem promote --export``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
@@ -23,7 +25,9 @@ from pydantic import Field
 from graphmem.core.values import Memory
 from graphmem.server.common import DESTRUCTIVE, READ_ONLY, REVERSIBLE, WRITE, service_of, tool_errors
 from graphmem.server.context import AppContext
+from graphmem.server.dialects.unit import one_unit
 from graphmem.service import MemoryService
+from graphmem.service.learning.results import ConsolidationPreview
 from graphmem.service.lifecycle.decay_scores import memory_score
 from graphmem.store.convert import to_ms
 
@@ -36,6 +40,7 @@ Page = Annotated[int, Field(ge=1, description="Page number to retrieve (1-indexe
 PageSize = Annotated[int, Field(ge=1, le=100, description="Number of memories per page (max 100)")]
 Tags = Annotated[list[str] | None, Field(max_length=50, description="Filter by tags (max 50 tags)")]
 _MS_PER_DAY = 86_400_000
+_TAG_SCAN = 500  # memories read per round of a tag-only search
 
 
 def _pagination(total: int, page: int, page_size: int) -> dict[str, Any]:
@@ -85,29 +90,52 @@ def save_memory(
     forgotten if not used regularly; frequently used memories can be promoted to long-term storage. The
     same content saved again returns the existing id."""
     service = service_of(ctx)
-    with tool_errors():
+    with one_unit(service), tool_errors():
         stored = service.store(content, tags=tags, entities=entities, source=source, context=context, meta=meta)
-        if strength is not None and strength > 1.0 and not stored.duplicate:
-            _boost_to(service, stored.id, strength)
+        if strength is not None and strength != 1.0 and not stored.duplicate:  # a weight, not uses
+            service.lifecycle.set_strength(stored.id, strength)
     message = (f"Memory already exists with ID: {stored.id}" if stored.duplicate
                else f"Memory saved with ID: {stored.id}")
     return {"success": True, "memory_id": stored.id, "duplicate": stored.duplicate, "message": message,
             "has_embedding": False}
 
 
-def _boost_to(service: MemoryService, memory_id: str, strength: float) -> None:
-    """Raise a new memory's strength with reinforcement boosts (capped), as close to ``strength`` as they go."""
-    step = service.settings.decay.strength_boost
-    if step <= 0:
-        return
-    for _ in range(round((strength - 1.0) / step)):
-        service.lifecycle.touch([memory_id], boost=True)
+@dataclass(frozen=True, slots=True)
+class _TagHit:
+    """A memory found by its tags alone: no query, so its relevance is its decay score (cortexgraph's)."""
+
+    id: str
+    score: float
+    decay_score: float
+    review_candidate: bool = False
 
 
-def _search(service: MemoryService, query: str, tags: list[str] | None, top_k: int, window_days: int | None,
-            min_score: float | None, status: str) -> list[tuple[Any, Memory]]:
+def _tagged(service: MemoryService, tags: list[str], status: str) -> list[_TagHit]:
+    """Memories holding every tag, strongest first: cortexgraph filters by tags without a query."""
+    statuses = ("active", "promoted", "archived") if status == "all" else (status,)
+    wanted = {t.strip().casefold() for t in tags if t.strip()}
+    now = service.clock.now_ms()
     with tool_errors():
-        hits = service.search(query, tags=tags, limit=top_k).hits
+        ids = [row.id for row in service.lifecycle.life_rows(statuses)]
+    found = []
+    for start in range(0, len(ids), _TAG_SCAN):
+        for memory in _fetch(service, ids[start:start + _TAG_SCAN]).values():
+            if wanted <= {t.casefold() for t in memory.tags} and memory.superseded_by is None:
+                score = round(memory_score(memory, service.lifecycle.params, now), 6)
+                found.append(_TagHit(memory.id, score, score))
+    return sorted(found, key=lambda h: (-h.score, h.id))
+
+
+def _search(service: MemoryService, query: str | None, tags: list[str] | None, top_k: int,
+            window_days: int | None, min_score: float | None, status: str) -> list[tuple[Any, Memory]]:
+    hits: Sequence[Any]
+    filtered = window_days is not None or min_score is not None or status != "active"
+    if query:  # the filters graphmem's search has no column for apply to a deeper ranking, then the cut
+        depth = max(top_k, service.settings.limits.max_results) if filtered else top_k
+        with tool_errors():
+            hits = service.search(query, tags=tags, limit=depth).hits
+    else:
+        hits = _tagged(service, tags or [], status)
     found = _fetch(service, [h.id for h in hits])
     now = service.clock.now_ms()
     kept = []
@@ -120,7 +148,7 @@ def _search(service: MemoryService, query: str, tags: list[str] | None, top_k: i
         if min_score is not None and (hit.decay_score or 0.0) < min_score:
             continue
         kept.append((hit, memory))
-    return kept
+    return kept[:top_k]
 
 
 def search_memory(
@@ -145,8 +173,7 @@ def search_memory(
     service = service_of(ctx)
     if not query and not tags:
         raise ToolError("search_memory needs a query or tags")
-    kept = _search(service, query or " ".join(tags or []), tags, top_k, window_days, min_score,
-                   "all" if status == "all" else status)
+    kept = _search(service, query, tags, top_k, window_days, min_score, status)
     if not include_review_candidates:
         kept = [(h, m) for h, m in kept if not h.review_candidate]
     results = [{**_memory(service, m, preview_length=preview_length), "score": round(h.decay_score or 0.0, 4),
@@ -177,7 +204,7 @@ def search_unified(
     service = service_of(ctx)
     if not query and not tags:
         raise ToolError("search_unified needs a query or tags")
-    kept = _search(service, query or " ".join(tags or []), tags, min(100, 2 * limit), None, None, status)
+    kept = _search(service, query, tags, min(100, 2 * limit), None, None, status)
     now = service.clock.now_ms()
     results = []
     for hit, memory in kept:
@@ -239,24 +266,29 @@ def promote_memory(
     auto_detect: Annotated[bool, Field(description="Automatically detect promotion candidates")] = False,
     dry_run: Annotated[bool, Field(description="Preview what would be promoted without promoting")] = False,
     target: Annotated[Literal["obsidian"], Field(description=(
-        "Long-term storage format; promoted memories stop decaying (vault export: graphmem promote --export)"))
-    ] = "obsidian",
+        "Long-term storage: a note in the Obsidian vault (GRAPHMEM_LIFECYCLE__VAULT_PATH); promoted memories "
+        "stop decaying"))] = "obsidian",
     force: Annotated[bool, Field(description="Force promotion even if criteria not met")] = False,
 ) -> dict[str, Any]:
     """Promote high-value memories (high score, or frequent use within 14 days) to long-term storage,
-    where they stop decaying."""
+    where they stop decaying; each is written as a note to the configured Obsidian vault."""
     if not memory_id and not auto_detect:
         raise ToolError("promote_memory needs memory_id or auto_detect=true")
+    service = service_of(ctx)
+    vault = service.settings.lifecycle.vault_path is not None  # cortexgraph's LTM is the Obsidian vault
     with tool_errors():
-        report = service_of(ctx).lifecycle.promote([memory_id] if memory_id else [], dry_run=dry_run,
-                                                   force=force)
+        report = service.lifecycle.promote([memory_id] if memory_id else [], dry_run=dry_run, force=force,
+                                           export=vault)
     candidates = [{"id": i.id, "content_preview": (i.content or "")[:100], "score": i.score,
-                   "use_count": i.use_count, "eligible": i.eligible, "reasons": list(i.reasons)}
-                  for i in report.items]
+                   "use_count": i.use_count, "eligible": i.eligible, "reasons": list(i.reasons),
+                   "vault_path": i.vault_path} for i in report.items]
     promoted = [] if dry_run else [c["id"] for c in candidates if c["eligible"] is not False or force]
+    notes = [c["vault_path"] for c in candidates if c["vault_path"] and c["id"] in promoted]
+    message = report.message if vault else (
+        f"{report.message}; no vault note written: set GRAPHMEM_LIFECYCLE__VAULT_PATH to the Obsidian vault")
     return {"success": True, "dry_run": dry_run, "candidates_found": len(candidates),
             "promoted_count": len(promoted) if not dry_run else 0, "promoted_ids": promoted,
-            "candidates": candidates, "target": target, "message": report.message}
+            "candidates": candidates, "target": target, "vault_notes": notes, "message": message}
 
 
 def cluster_memories(
@@ -303,19 +335,31 @@ def consolidate_memories(
         "Minimum cohesion for auto-detection"))] = 0.75,
 ) -> dict[str, Any]:
     """Consolidate similar memories by merging: unique content kept, tags and entities united, strength
-    from cohesion, earliest created_at and latest last_used. Apply archives the originals behind
-    consolidated_from relations (never deleted)."""
+    from cohesion, earliest valid_from, summed uses. Apply archives the originals behind consolidated_from
+    relations (never deleted)."""
     if not cluster_id and not auto_detect:
         raise ToolError("consolidate_memories needs cluster_id or auto_detect=true")
-    with tool_errors():
-        result = service_of(ctx).learning.consolidation.consolidate(
+    service = service_of(ctx)
+    with one_unit(service), tool_errors():
+        result = service.learning.consolidation.consolidate(
             cluster_id, mode, auto_detect=auto_detect, cohesion_threshold=cohesion_threshold)
+        strengths = {p.cluster_id: _merged_strength(service, p) for p in result.previews}
+        if result.merged_id is not None and result.previews:
+            service.lifecycle.set_strength(result.merged_id, strengths[result.previews[0].cluster_id])
     previews = [{"cluster_id": p.cluster_id, "cohesion": p.cohesion, "memory_ids": list(p.memory_ids),
                  "merged_content": p.content, "merged_tags": list(p.tags), "merged_entities": list(p.entities),
-                 "strength": p.strength, "use_count": p.use_count} for p in result.previews]
+                 "strength": strengths[p.cluster_id], "use_count": p.use_count, "valid_from": p.valid_from}
+                for p in result.previews]
     return {"success": True, "mode": mode, "action": result.action, "new_memory_id": result.merged_id,
             "archived_ids": list(result.archived), "relation_ids": list(result.relation_ids),
             "previews": previews, "message": result.message}
+
+
+def _merged_strength(service: MemoryService, preview: ConsolidationPreview) -> float:
+    """cortexgraph's merged strength: the strongest original plus a cohesion bonus of at most 0.5,
+    ``min(2, max + min(0.5, 0.1 · cohesion · n))`` (capped at graphmem's max_strength)."""
+    bonus = min(0.5, 0.1 * preview.cohesion * len(preview.memory_ids))
+    return round(min(2.0, service.settings.decay.max_strength, preview.strength + bonus), 6)
 
 
 def create_relation(
@@ -392,7 +436,7 @@ def read_graph(
     page_size: PageSize = 10,
 ) -> dict[str, Any]:
     """Read the knowledge graph of memories and relations, paginated: memories of the page, every relation
-    among the listed memories, and graph statistics."""
+    among the memories of the status (on every page), and graph statistics."""
     service = service_of(ctx)
     statuses = ("active", "promoted", "archived") if status == "all" else (status,)
     with tool_errors():
@@ -401,7 +445,11 @@ def read_graph(
     shown_ids = _page(ids, page, page_size)
     found = _fetch(service, shown_ids)
     memories = [_memory(service, found[i], include_scores) for i in shown_ids if i in found]
-    relations = [_relation(r) for r in service.repository.relations_touching(shown_ids) if r.status != "ignored"]
+    # cortexgraph returns every relation of the graph on each page, not only the page's: an agent follows
+    # an edge to a memory on another page. "Every" is the relations among the memories read_graph lists.
+    listed = set(ids)
+    relations = [_relation(r) for r in service.repository.relations_touching(ids) if r.status != "ignored"
+                 and r.source_id in listed and r.target_id in listed]
     counts = service.repository.counts()
     stats = {"total_memories": len(ids), "total_relations": counts["relations"], "by_status": counts["by_status"]}
     return {"success": True, "memories": memories, "relations": relations, "stats": stats,

@@ -2,8 +2,9 @@
 parameter names (camelCase) and defaults; ``kirograph_mem_store`` answers in KiroGraph's text.
 
 ``projectPath`` (KiroGraph's per-project database) is graphmem's project: the last component of the
-path; omitted, the tools work on the whole store. Watchmen is graphmem's brief (``service.learning.briefs``);
-synthesis writes inside ``projectPath`` (default: the server's working directory).
+path, by default the server's working directory as KiroGraph's is. Watchmen is graphmem's brief, counted
+since the last ``kind: 'summary'`` (:mod:`.kirograph_watchmen`); synthesis writes inside ``projectPath``.
+Counts, conflict lists and prune see the one project (:mod:`.kirograph_scope`).
 
 KiroGraph's verified defects are not repeated: ``asOf`` really filters (validity and supersession are
 written), a judged ``supersedes`` hides the older observation, review dates may be epoch ms or ISO and
@@ -24,16 +25,21 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from graphmem.server.client_roots import ClientRoots, declared_roots
 from graphmem.server.common import DESTRUCTIVE, READ_ONLY, REVERSIBLE, WRITE, Kind, reply, service_of, tool_errors
 from graphmem.server.context import AppContext
+from graphmem.server.dialects import kirograph_scope as scope
+from graphmem.server.dialects import kirograph_watchmen as watchmen
+from graphmem.server.dialects.kirograph_watchmen import WatchmenOut, WatchmenStatusOut
 from graphmem.server.maintenance import lint_out
-from graphmem.server.models.learning import BriefOut, BriefStatusOut
 from graphmem.server.models.lifecycle import LifecycleOut
 from graphmem.server.models.memories import CaptureOut
 from graphmem.server.models.relations import PendingOut, RelationOutcomeOut, TopicKeyOut
 from graphmem.server.models.sessions import SessionOut
 from graphmem.server.recall import search_out
 from graphmem.server.relations import scan_out
+from graphmem.service import MemoryService
+from graphmem.service.memories.results import StoreResult
 
 __all__ = ["TOOLS"]
 
@@ -41,7 +47,7 @@ Ctx = Context[AppContext, Any]
 KiroKind = Literal["decision", "error", "pattern", "architecture", "summary", "note"]
 KiroRelation = Literal["supersedes", "conflicts_with", "compatible", "scoped", "related", "not_conflict"]
 ProjectPath = Annotated[str | None, Field(description=(
-    "Project root path (default: cwd); its last component is the graphmem project. Omit for the whole store"))]
+    "Project root path (default: cwd); its last component is the graphmem project"))]
 Confidence = Annotated[float, Field(ge=0.0, le=1.0, description="Confidence score from 0.0 to 1.0")]
 Reason = Annotated[str | None, Field(description="Explanation for the relation")]
 Evidence = Annotated[str | None, Field(description="Supporting evidence text")]
@@ -50,9 +56,10 @@ RelationId = Annotated[str, Field(description="Relation ID from kirograph_mem_co
 
 
 def _project(project_path: str | None) -> str | None:
-    if not project_path or not project_path.strip():
-        return None
-    name = PurePath(project_path.strip().rstrip("/\\")).name
+    """The graphmem project of a project root: its last path component (KiroGraph's default root is the
+    server's working directory)."""
+    root = project_path.strip() if project_path and project_path.strip() else os.getcwd()
+    name = PurePath(root.rstrip("/\\")).name
     return name or None
 
 
@@ -70,17 +77,30 @@ def kirograph_mem_store(
     returns "Observation already exists (duplicate content).\""""
     service = service_of(ctx)
     project = _project(projectPath)
+    if kind == "summary":  # a summary restarts the Watchmen count, as in KiroGraph
+        stored = watchmen.store_summary(service, content, project)
+    else:
+        stored = _store(service, content, kind, project, topicKey, reviewAfter)
     with tool_errors():
-        stored = service.store(content, kind, project, topic_key=topicKey, review_after=reviewAfter,
-                               source="kirograph")
         status = service.learning.briefs.status(project)
     if stored.duplicate:
-        return "Observation already exists (duplicate content)."
+        return f"Observation already exists (duplicate content). Existing observation: {stored.id} [{stored.kind}]"
     text = f"Stored observation {stored.id} [{stored.kind}]"
-    if status.ready and kind != "summary":
-        text += (f"\nWatchmen ready: {status.count} observations since the last brief (threshold "
+    if status.ready:
+        text += (f"\nWatchmen ready: {status.count} observations since the last summary (threshold "
                  f"{status.threshold}); run kirograph_watchmen_synthesize.")
     return text
+
+
+def _store(service: MemoryService, content: str, kind: str, project: str | None, topic_key: str | None,
+           review_after: int | str | None) -> StoreResult:
+    """A plain store; a pattern also goes through skill detection (recurring procedures become skills)."""
+    with tool_errors():
+        fields: dict[str, Any] = {"topic_key": topic_key, "review_after": review_after, "source": "kirograph"}
+        if kind == "pattern":
+            stored: StoreResult = service.learning.skills.learn(content, project, kind=kind, **fields)[0]
+            return stored
+        return service.store(content, kind, project, **fields)
 
 
 def kirograph_mem_search(
@@ -97,13 +117,13 @@ def kirograph_mem_search(
     """Search project memory for past decisions, errors, patterns and context, ranked by keyword and
     associative relevance; each hit has its id and notes (superseded, contradicted, pending conflict)."""
     service = service_of(ctx)
+    project = _project(projectPath)
     with tool_errors():
-        result = service.search(query, project=_project(projectPath), kind=kind,
-                                limit=limit if not sessionId else 100, as_of=asOf)
+        if sessionId:  # before the cut: graphmem's search has no session filter, so its ranking is paged
+            result = scope.search_in_session(service, query, project, kind, limit, asOf, sessionId)
+        else:
+            result = service.search(query, project=project, kind=kind, limit=limit, as_of=asOf)
         out = search_out(service, result, "compact")
-    if sessionId:
-        found = service.repository.memories_by_id([hit.id for hit in out.hits])
-        out.hits = [hit for hit in out.hits if hit.id in found and found[hit.id].session_id == sessionId][:limit]
     return reply(out)
 
 
@@ -123,11 +143,13 @@ def kirograph_mem_status(ctx: Ctx, projectPath: ProjectPath = None) -> dict[str,
     """Memory health: session count, total observations, embedding coverage, model mismatch, relation count
     and pending conflicts."""
     service = service_of(ctx)
+    project = _project(projectPath)
+    counts = scope.project_counts(service, project)
+    pending = scope.pending_in(service, project, 1).total
     with tool_errors():
-        counts = service.repository.counts()
-        pending = service.relations.pending(1, 0).total
-        watchmen = service.learning.briefs.status(_project(projectPath))
-    return {"sessions": counts["sessions"], "observations": counts["memories"], "by_kind": counts["by_kind"],
+        watchmen = service.learning.briefs.status(project)
+    return {"project": project, "sessions": counts["sessions"], "observations": counts["memories"],
+            "by_kind": counts["by_kind"],
             "by_status": counts["by_status"], "embeddings": {"enabled": False, "coverage": 0.0,
                                                              "model_mismatch": False},
             "nlp_model": service.settings.nlp_model, "relations": counts["relations"],
@@ -157,7 +179,8 @@ def kirograph_mem_save_prompt(
 ) -> Annotated[CallToolResult, SessionOut]:
     """Save the current user prompt to session memory for context reconstruction in future sessions."""
     with tool_errors():
-        report = service_of(ctx).sessions.save_prompt(content, project=_project(projectPath), client="kirograph")
+        # client None: the prompt joins the session the project's stores already opened, whichever client
+        report = service_of(ctx).sessions.save_prompt(content, project=_project(projectPath))
     return reply(SessionOut.model_validate(report))
 
 
@@ -186,11 +209,14 @@ def kirograph_mem_prune(
     olderThan: Annotated[str, Field(description='Duration: h, d, w or m, e.g. "30d", "6m", "2w".')] = "90d",
     projectPath: ProjectPath = None,
     dryRun: Annotated[bool, Field(description="Only report what would be pruned")] = False,
+    protectKinds: Annotated[list[KiroKind], Field(max_length=6, description=(
+        'Kinds never pruned, e.g. ["decision", "architecture"] (default: none, as in KiroGraph)'))] = [],  # noqa: B006
+    since: Annotated[Literal["created", "used"], Field(description=(
+        "Age from creation (KiroGraph) or from the last use (keeps what is still read)"))] = "created",
 ) -> Annotated[CallToolResult, LifecycleOut]:
-    """Archive observations neither created nor used within olderThan (restorable; never hard-deleted)."""
-    with tool_errors():
-        report = service_of(ctx).lifecycle.prune(olderThan, dry_run=dryRun, mode="archive",
-                                                 project=_project(projectPath))
+    """Remove memory observations older than a given duration (graphmem forgets them: hidden from search,
+    restorable). protectKinds keeps some kinds; since="used" measures age from the last use."""
+    report = scope.prune(service_of(ctx), olderThan, _project(projectPath), dryRun, list(protectKinds), since)
     return reply(LifecycleOut.model_validate(report))
 
 
@@ -248,8 +274,7 @@ def kirograph_mem_conflicts_list(
     projectPath: ProjectPath = None,
 ) -> Annotated[CallToolResult, PendingOut]:
     """List pending relations that need resolution: relation id, type, both observations and the reason."""
-    with tool_errors():
-        page = service_of(ctx).relations.pending(limit, 0)
+    page = scope.pending_in(service_of(ctx), _project(projectPath), limit)
     return reply(PendingOut.model_validate(page))
 
 
@@ -278,30 +303,27 @@ def kirograph_mem_conflicts_ignore(
     return reply(RelationOutcomeOut.model_validate(outcome))
 
 
-def kirograph_watchmen_status(ctx: Ctx, projectPath: ProjectPath = None) -> BriefStatusOut:
-    """Watchmen status: observations since the last brief, the threshold, and the brief files the next
-    synthesis writes."""
-    with tool_errors():
-        return BriefStatusOut.model_validate(service_of(ctx).learning.briefs.status(_project(projectPath)))
+def kirograph_watchmen_status(ctx: Ctx, projectPath: ProjectPath = None) -> WatchmenStatusOut:
+    """Watchmen status: observations since the last summary, the threshold, and the brief and skill files
+    the next synthesis writes."""
+    return watchmen.status(service_of(ctx), _project(projectPath))
 
 
 def kirograph_watchmen_synthesize(
-    ctx: Ctx, force: Annotated[bool, Field(description="Run even if the pending count is below the threshold.")
-                               ] = False,
+    ctx: Ctx, roots: ClientRoots,
+    force: Annotated[bool, Field(description="Run even if the pending count is below the threshold.")] = False,
     projectPath: ProjectPath = None,
-) -> BriefOut:
+) -> WatchmenOut:
     """Synthesize the workspace brief now (decisions, errors and fixes, patterns, architecture, active
-    skills; each line with its observation id) between markers in the target files under projectPath."""
-    root = projectPath or os.getcwd()
-    with tool_errors():
-        return BriefOut.model_validate(service_of(ctx).learning.briefs.synthesize(
-            root, _project(projectPath), force=force))
+    skills; each line with its observation id) between markers in the target files under projectPath, one
+    file per skill, and store a kind: 'summary' observation of it (the count restarts)."""
+    return watchmen.synthesize(service_of(ctx), projectPath, _project(projectPath), force, declared_roots(roots))
 
 
-def kirograph_watchmen_reset(ctx: Ctx, projectPath: ProjectPath = None) -> BriefStatusOut:
-    """Reset the Watchmen counter without synthesizing (after writing the brief by hand)."""
-    with tool_errors():
-        return BriefStatusOut.model_validate(service_of(ctx).learning.briefs.reset(_project(projectPath)))
+def kirograph_watchmen_reset(ctx: Ctx, projectPath: ProjectPath = None) -> WatchmenStatusOut:
+    """Reset the Watchmen synthesis counter by storing a kind: 'summary' observation, without running full
+    synthesis (after writing the brief by hand)."""
+    return watchmen.reset(service_of(ctx), _project(projectPath))
 
 
 # A brief rewrites files and a lint fix repairs rows: destructive, and not idempotent.

@@ -1,109 +1,190 @@
 """The Kyew dialect: the ``memory`` tool (learn, recall, forget, correct) and its legacy aliases
 ``remember``, ``recall``, ``forget`` and ``correct``, answering in Kyew's text replies.
 
-Kyew's ``domain`` is graphmem's project; ``task_type``, ``tools_used`` and ``outcome`` are kept in the
-memory's meta (and the outcome as a tag) so recall can show them. ``include`` of skills lists the
-domain's active and draft skills (``service.learning.skills``) at the ``skill_detail`` level.
+Kyew's ``domain`` is graphmem's project; ``task_type``, ``tools_used`` and ``outcome`` are the memory's
+own fields, so graphmem's ``outcome``/``task_type`` filters see them. ``learn`` is graphmem's skills
+from patterns (``service.learning.skills.learn``): at three related memories it drafts a skill, and
+``memory_skill_transition`` (graphmem's, in this profile) activates it; Kyew's hosted service names no
+tool for that. ``recall`` finds skills by the query (``include``, ``skill_detail``), and ``format`` and
+``summarize`` shape the text. ``correct`` writes a new version (graphmem keeps the wrong text in
+lineage, never overwritten), and the id the agent holds keeps working: recall, forget and correct by it
+reach the current version, and the reply says it was corrected.
 ``memory`` is one tool with four actions because that is Kyew's contract; its hints are those of its
 most consequential action (forget).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from graphmem.core.values import Memory
+from graphmem.server import learning
 from graphmem.server.common import DESTRUCTIVE, READ_ONLY, REVERSIBLE, WRITE, service_of, tool_errors
 from graphmem.server.context import AppContext
 from graphmem.service import MemoryService
+from graphmem.service.recall.skills import SkillHit
 
 __all__ = ["TOOLS"]
 
 Ctx = Context[AppContext, Any]
 Outcome = Literal["success", "failure", "partial", "unknown"]
-_RELATED_FOR_SKILL = 3  # Kyew proposes a skill once a pattern has three related memories
+_MAX_CORRECTIONS = 100  # a correction chain longer than this is a loop, not history
+_COMPACT_CHARS = 100  # format=compact: one short line per memory
+
+
+def _current(service: MemoryService, memory_id: str) -> tuple[Memory, list[str]]:
+    """The memory an id names now: corrections are followed to the newest version (with the ids passed)."""
+    with tool_errors():
+        memory = service.open([memory_id], include_relations=False).memories
+    if not memory:
+        raise ToolError(f"Memory {memory_id} not found")
+    current, passed = memory[0], list[str]()
+    while current.superseded_by and len(passed) < _MAX_CORRECTIONS:
+        newer = service.repository.memories_by_id([current.superseded_by]).get(current.superseded_by)
+        if newer is None:
+            break
+        passed.append(current.id)
+        current = newer
+    return current, passed
+
+
+def _plural(count: int, word: str) -> str:
+    if count == 1:
+        return f"1 {word}"
+    return f"{count} {word[:-1]}ies" if word.endswith("y") else f"{count} {word}s"
 
 
 def _learn(service: MemoryService, observation: str | None, domain: str | None, task_type: str | None,
            tools_used: list[str] | None, outcome: str | None, tags: list[str] | None) -> str:
     if not observation:
         raise ToolError("learn needs observation")
-    meta = {k: v for k, v in (("task_type", task_type), ("tools_used", tools_used), ("outcome", outcome)) if v}
-    labels = [*(tags or []), *([outcome] if outcome else [])]
     with tool_errors():
-        stored = service.store(observation, "note", domain, tags=labels, meta=meta, source="kyew")
-        related = [m for m in service.associate(observation, project=domain, max_results=10).memories
-                   if m.id != stored.id and m.direct]
-    found = len(related) + 1
-    missing = max(0, _RELATED_FOR_SKILL - found)
-    pattern = (f"{found} related memories found — {missing} more before skill generation." if missing
-               else f"{found} related memories found — enough for a skill (the full profile's memory_learn drafts it).")
+        stored, notice = service.learning.skills.learn(
+            observation, domain, tags=tags or [], source="kyew", outcome=outcome, task_type=task_type,
+            tools_used=tools_used or [])
+    found = len(notice.related_ids)
+    if notice.skill_id is None:
+        pattern = f"{found} related memories found — {max(0, notice.threshold - found)} more before skill generation."
+    else:
+        with tool_errors():
+            skill = service.learning.skills.get(notice.skill_id)
+        pattern = (f"{found} related memories found — skill generated: {skill.name} ({skill.id}, {skill.status}, "
+                   f"v{skill.version}). Activate it with memory_skill_transition(status=\"active\").")
     where = f" Domain: {domain}." if domain else ""
     duplicate = " (already stored)" if stored.duplicate else ""
     return f"Memory saved (id: {stored.id}){duplicate}.{where} Pattern detection: {pattern}"
 
 
-def _line(number: int, memory: Any) -> str:
-    meta = getattr(memory, "meta", None) or {}
-    labels = ", ".join(x for x in (memory.project, meta.get("outcome")) if x)
-    return f"{number}. [{memory.id}] {memory.content}" + (f" ({labels})" if labels else "")
+def _line(number: int, memory: Memory, format: str | None, corrected: Sequence[str] = ()) -> str:
+    """One memory: the seed's line by default; compact cuts it short, full adds its fields."""
+    content = memory.content
+    if format == "compact":
+        short = content if len(content) <= _COMPACT_CHARS else content[:_COMPACT_CHARS - 1] + "…"
+        return f"{number}. [{memory.id}] {short}"
+    labels = ", ".join(x for x in (memory.project, memory.outcome) if x)
+    line = f"{number}. [{memory.id}] {content}" + (f" ({labels})" if labels else "")
+    if corrected:
+        line += f" — corrected version of {', '.join(corrected)} (previous text kept in lineage)"
+    if format == "full":
+        fields = [f"kind: {memory.kind}", f"created: {memory.created_at.date().isoformat()}"]
+        fields += [f"task_type: {memory.task_type}"] if memory.task_type else []
+        fields += [f"tools_used: {', '.join(memory.tools_used)}"] if memory.tools_used else []
+        fields += [f"tags: {', '.join(memory.tags)}"] if memory.tags else []
+        line += "\n   " + " · ".join(fields)
+    return line
+
+
+def _skill_line(skill: SkillHit, detail: str | None) -> str:
+    """Kyew's "Skill: Deploy Checklist (skill_x1y2z3, active) — 3-step …" at the skill_detail level."""
+    line = f"Skill: {skill.name} ({skill.id}, {skill.status})"
+    if detail == "name_only":
+        return line
+    line += f" — {skill.step_count or len(skill.steps)}-step: {skill.trigger}"
+    if detail == "full":
+        line += f" (v{skill.version}; {skill.successes or 0} successes, {skill.failures or 0} failures)"
+        line += "".join(f"\n  {n}. {step}" for n, step in enumerate(skill.steps, start=1))
+    return line
+
+
+def _summary(memories: Sequence[Memory], concepts: Counter[str], skills: Sequence[SkillHit]) -> str:
+    """summarize=true: what the results have in common, not the results themselves."""
+    parts = []
+    outcomes = Counter(m.outcome for m in memories if m.outcome)
+    if outcomes:
+        parts.append("Outcomes: " + ", ".join(f"{n} {o}" for o, n in outcomes.most_common()) + ".")
+    domains = Counter(m.project for m in memories if m.project)
+    if domains:
+        parts.append("Domains: " + ", ".join(f"{d} ({n})" for d, n in domains.most_common(3)) + ".")
+    if concepts:
+        parts.append("Common themes: " + ", ".join(c for c, _ in concepts.most_common(5)) + ".")
+    if memories:
+        first = memories[0].content
+        parts.append(f"Most relevant: [{memories[0].id}] {first[:80] + ('…' if len(first) > 80 else '')}")
+    parts += [f"Skill: {s.name} ({s.id}, {s.status})" for s in skills]
+    return " ".join(parts)
 
 
 def _recall(service: MemoryService, query: str | None, memory_id: str | None, domain: str | None, include: str,
-            limit: int, offset: int, summarize: bool, skill_detail: str | None = None) -> str:
+            limit: int, offset: int, summarize: bool, skill_detail: str | None = None,
+            format: str | None = None) -> str:
     if not query and not memory_id:
         raise ToolError("recall needs query or memory_id")
-    with tool_errors():
-        if memory_id:
-            memories = list(service.open([memory_id]).memories)
-        else:
-            hits = service.search(query or "", project=domain, limit=limit, offset=offset).hits
-            found = service.repository.memories_by_id([h.id for h in hits])
-            memories = [found[h.id] for h in hits if h.id in found]
+    corrected: dict[str, list[str]] = {}
+    concepts: Counter[str] = Counter()
+    skills: Sequence[SkillHit] = ()
+    if memory_id:
+        memory, passed = _current(service, memory_id)
+        memories = [memory]
+        corrected[memory.id] = passed
+    else:
+        with tool_errors():
+            result = service.search(query or "", project=domain, limit=limit, offset=offset, include=include,
+                                    skill_detail="full" if skill_detail == "full" else "summary")
+            found = service.repository.memories_by_id([h.id for h in result.hits])
+        memories = [found[h.id] for h in result.hits if h.id in found]
+        concepts.update(c for h in result.hits for c in h.concepts)
+        skills = result.skills
+    head = _head(len(memories), len(skills), include if not memory_id else "memories")
+    if summarize:
+        return f"{head}. {_summary(memories, concepts, skills)}".rstrip()
+    lines = [_line(n, m, format, corrected.get(m.id, ())) for n, m in enumerate(memories, start=offset + 1)]
+    blocks = ["\n".join(lines)] if lines else []
+    blocks += ["\n".join(_skill_line(s, skill_detail) for s in skills)] if skills else []
+    return f"{head}:\n\n" + "\n\n".join(blocks) if blocks else f"{head}."
+
+
+def _head(memories: int, skills: int, include: str) -> str:
     if include == "skills":
-        memories = []
-    lines = [_line(n, m) for n, m in enumerate(memories, start=offset + 1)]
-    head = f"Found {len(memories)} memories"
-    skills = _skills(service, domain, skill_detail) if include in {"skills", "all"} else ""
-    if summarize or not memories:
-        return f"{head}." + (f"\n\n{skills}" if skills and not summarize else "")
-    return f"{head}:\n\n" + "\n".join(lines) + (f"\n\n{skills}" if skills else "")
-
-
-def _skills(service: MemoryService, domain: str | None, detail: str | None) -> str:
-    """The domain's active and draft skills, at Kyew's skill_detail level (default summary)."""
-    with tool_errors():
-        found = [s for s in service.learning.skills.list(domain).skills if s.status in {"active", "draft"}]
-    if not found:
-        return "Found 0 skills."
-    lines = []
-    for skill in found:
-        line = f"- [{skill.id}] {skill.name} ({skill.status}, v{skill.version})"
-        if detail != "name_only":
-            line += f": {skill.trigger}"
-        if detail == "full":
-            line += "".join(f"\n  {n}. {step}" for n, step in enumerate(skill.steps, start=1))
-        lines.append(line)
-    return f"Found {len(found)} skills:\n" + "\n".join(lines)
+        return f"Found {_plural(skills, 'skill')}"
+    if include == "all":
+        return f"Found {_plural(memories, 'memory')} and {_plural(skills, 'skill')}"
+    return f"Found {_plural(memories, 'memory')}"
 
 
 def _forget(service: MemoryService, memory_id: str | None, superseded_by: str | None) -> str:
     if not memory_id:
         raise ToolError("forget needs memory_id")
+    current, passed = _current(service, memory_id)
     with tool_errors():
-        service.lifecycle.forget(memory_id, superseded_by=superseded_by)
-    return f"Memory {memory_id} forgotten." + (f" Superseded by {superseded_by}." if superseded_by else "")
+        service.lifecycle.forget(current.id, superseded_by=superseded_by)
+    version = f" (its current version {current.id})" if passed else ""
+    return f"Memory {memory_id}{version} forgotten." + (f" Superseded by {superseded_by}." if superseded_by else "")
 
 
 def _correct(service: MemoryService, memory_id: str | None, correction: str | None) -> str:
     if not memory_id or not correction:
         raise ToolError("correct needs memory_id and correction")
+    current, _ = _current(service, memory_id)
     with tool_errors():
-        report = service.lifecycle.correct(memory_id, correction)
-    return f"Memory {memory_id} corrected. Previous version preserved in lineage (new id: {report.created_id})."
+        report = service.lifecycle.correct(current.id, correction)
+    return (f"Memory {memory_id} corrected. Previous version preserved in lineage (current version: "
+            f"{report.created_id}; recall, forget and correct by {memory_id} reach it).")
 
 
 Observation = Annotated[str | None, Field(description="What happened. Used with learn.")]
@@ -117,7 +198,8 @@ MemoryId = Annotated[str | None, Field(description="Memory ID. Used with recall 
 Include = Annotated[Literal["memories", "skills", "all"], Field(description="Used with recall.")]
 Limit = Annotated[int, Field(ge=1, le=100, description="Maximum number of results.")]
 Offset = Annotated[int, Field(ge=0, description="Pagination offset.")]
-Format = Annotated[Literal["full", "compact"] | None, Field(description="Result format.")]
+Format = Annotated[Literal["full", "compact"] | None, Field(
+    description="Result format: compact cuts each memory to one short line, full adds its fields.")]
 SkillDetail = Annotated[Literal["full", "summary", "name_only"] | None, Field(
     description="Controls skill detail level in recall.")]
 Summarize = Annotated[bool, Field(description="Condense results into a summary. Used with recall.")]
@@ -138,7 +220,7 @@ def memory(ctx: Ctx, action: Annotated[Literal["learn", "recall", "forget", "cor
     if action == "learn":
         return _learn(service, observation, domain, task_type, tools_used, outcome, tags)
     if action == "recall":
-        return _recall(service, query, memory_id, domain, include, limit, offset, summarize, skill_detail)
+        return _recall(service, query, memory_id, domain, include, limit, offset, summarize, skill_detail, format)
     if action == "forget":
         return _forget(service, memory_id, superseded_by)
     return _correct(service, memory_id, correction)
@@ -152,10 +234,11 @@ def remember(ctx: Ctx, observation: Annotated[str, Field(description="What happe
 
 
 def recall(ctx: Ctx, query: Query = None, memory_id: MemoryId = None, domain: Domain = None,
-           include: Include = "memories", limit: Limit = 10, offset: Offset = 0, summarize: Summarize = False
-           ) -> str:
+           include: Include = "memories", limit: Limit = 10, offset: Offset = 0, summarize: Summarize = False,
+           format: Format = None, skill_detail: SkillDetail = None) -> str:
     """Alias of memory(action="recall")."""
-    return _recall(service_of(ctx), query, memory_id, domain, include, limit, offset, summarize)
+    return _recall(service_of(ctx), query, memory_id, domain, include, limit, offset, summarize, skill_detail,
+                   format)
 
 
 def forget(ctx: Ctx, memory_id: Annotated[str, Field(description="Memory ID.")],
@@ -176,4 +259,6 @@ TOOLS = {
     "recall": (recall, READ_ONLY),
     "forget": (forget, DESTRUCTIVE),
     "correct": (correct, REVERSIBLE),
+    # Kyew's skills go draft → active → deprecated; its hosted service names no tool for it, so graphmem's.
+    "memory_skill_transition": learning.TOOLS["memory_skill_transition"],
 }

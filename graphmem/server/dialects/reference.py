@@ -24,11 +24,11 @@ with graphmem's search besides the reference server's case-insensitive substring
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, Field
@@ -36,10 +36,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphmem.core.values import Memory, Relation
 from graphmem.server.common import DESTRUCTIVE, READ_ONLY, WRITE, service_of, tool_errors
 from graphmem.server.context import AppContext
+from graphmem.server.dialects.unit import one_unit
 from graphmem.service import MemoryService
 from graphmem.service.export.memory_file import SOURCE
 
-__all__ = ["TOOLS", "EntityGraph"]
+__all__ = ["RESOURCE_URI", "TOOLS", "EntityGraph", "register_resources"]
 
 Ctx = Context[AppContext, Any]
 _MAX_ITEMS = 1_000  # entities, relations or names in one call
@@ -168,11 +169,14 @@ class EntityGraph:
 
     # -- reads ----------------------------------------------------------------------------------
     def relations(self, names: set[str] | None = None) -> list[RelationOut]:
+        """The reference relations among existing entities; with ``names``, every one touching a name
+        (as the reference server answers open_nodes and search_nodes: a node's connections to nodes
+        outside the result are what an agent opens it to find)."""
         seen: dict[Triple, None] = {}
         for _, triples in self.rows:
             for triple in triples:
                 ends = {triple[0], triple[1]}
-                if all(end in self.entities for end in ends) and (names is None or ends <= names):
+                if all(end in self.entities for end in ends) and (names is None or ends & names):
                     seen.setdefault(triple)
         return [RelationOut(from_=a, to=b, relationType=t) for a, b, t in seen]
 
@@ -208,6 +212,17 @@ class EntityGraph:
                 if memory.status in {"forgotten", "archived"}:
                     self.service.lifecycle.restore(memory.id)
 
+    def relate(self, by_pair: dict[tuple[str, str], list[Triple]]) -> None:
+        """One ``related`` row per pair of memories, carrying the pair's earlier triples and the new ones."""
+        with tool_errors():
+            for (source, target), added in by_pair.items():
+                carried = [t for row, triples in self.rows if {row.source_id, row.target_id} == {source, target}
+                           for t in triples]
+                a, b, kind = added[0]
+                self.service.relations.relate(source, target, "related", reason=f"{a} {kind} {b}", meta={
+                    "relation_type": kind, "from": a, "to": b, "source_format": SOURCE,
+                    "relations": [list(t) for t in dict.fromkeys([*carried, *added])]})
+
     def forget(self, memories: Iterable[Memory], reason: str) -> None:
         with tool_errors():
             for memory in memories:
@@ -240,10 +255,8 @@ def _clean(texts: Iterable[str]) -> list[str]:
 
 
 # -- the tools ------------------------------------------------------------------------------------
-def create_entities(ctx: Ctx, entities: Annotated[list[EntityIn], Field(max_length=_MAX_ITEMS)]
-                    ) -> Annotated[CallToolResult, EntitiesOut]:
-    """Create multiple new entities in the knowledge graph"""
-    graph = EntityGraph(service_of(ctx))
+def _fresh_entities(graph: EntityGraph, entities: Sequence[EntityIn]) -> dict[str, EntityIn]:
+    """The entities whose names are new (the reference server ignores a name it holds), checked."""
     fresh: dict[str, EntityIn] = {}
     for entity in entities:
         name = entity.name.strip()
@@ -251,17 +264,24 @@ def create_entities(ctx: Ctx, entities: Annotated[list[EntityIn], Field(max_leng
             fresh[name] = entity
     if any(not e.entityType.strip() for e in fresh.values()) or any(not n for n in fresh):
         raise ToolError("every entity needs a non-empty name and entityType")
-    graph.add([(name, e.entityType.strip(), _clean(e.observations)) for name, e in fresh.items()])
+    return fresh
+
+
+def create_entities(ctx: Ctx, entities: Annotated[list[EntityIn], Field(max_length=_MAX_ITEMS)]
+                    ) -> Annotated[CallToolResult, EntitiesOut]:
+    """Create multiple new entities in the knowledge graph"""
+    service = service_of(ctx)
+    graph = EntityGraph(service)
+    fresh = _fresh_entities(graph, entities)
     created = [EntityOut(name=n, entityType=e.entityType.strip(), observations=_clean(e.observations))
                for n, e in fresh.items()]
+    with one_unit(service):
+        graph.add([(c.name, c.entityType, c.observations) for c in created])
     return _reply(EntitiesOut(entities=created), [c.model_dump() for c in created])
 
 
-def create_relations(ctx: Ctx, relations: Annotated[list[RelationIn], Field(max_length=_MAX_ITEMS)]
-                     ) -> Annotated[CallToolResult, RelationsOut]:
-    """Create multiple new relations between entities in the knowledge graph. Relations should be in active
-    voice"""
-    graph = EntityGraph(service_of(ctx))
+def _checked_relations(graph: EntityGraph, relations: Sequence[RelationIn]) -> list[Triple]:
+    """The requested triples, refused whole when one names an unknown entity (no dangling relations)."""
     wanted = [(r.from_.strip(), r.to.strip(), r.relationType.strip()) for r in relations]
     missing = sorted({end for a, b, _ in wanted for end in (a, b) if end not in graph.entities})
     if missing:
@@ -270,21 +290,29 @@ def create_relations(ctx: Ctx, relations: Annotated[list[RelationIn], Field(max_
             + "; create entities before relating them. Nothing was written.")
     if any(not t for _, _, t in wanted) or any(a == b for a, b, _ in wanted):
         raise ToolError("every relation needs a relationType and two different entities. Nothing was written.")
-    existing = {(r.from_, r.to, r.relationType) for r in graph.relations()}
-    fresh = [t for t in dict.fromkeys(wanted) if t not in existing]
+    return wanted
+
+
+def _by_pair(graph: EntityGraph, fresh: Sequence[Triple]) -> dict[tuple[str, str], list[Triple]]:
+    """New triples grouped by the pair of memories their relation row joins (either direction)."""
     by_pair: dict[tuple[str, str], list[Triple]] = {}
     for a, b, kind in fresh:
         source, target = graph.entities[a].memories[0].id, graph.entities[b].memories[0].id
         pair = (source, target) if (target, source) not in by_pair else (target, source)
         by_pair.setdefault(pair, []).append((a, b, kind))
-    with tool_errors():
-        for (source, target), added in by_pair.items():
-            carried = [t for row, triples in graph.rows if {row.source_id, row.target_id} == {source, target}
-                       for t in triples]
-            a, b, kind = added[0]
-            graph.service.relations.relate(source, target, "related", reason=f"{a} {kind} {b}", meta={
-                "relation_type": kind, "from": a, "to": b, "source_format": SOURCE,
-                "relations": [list(t) for t in dict.fromkeys([*carried, *added])]})
+    return by_pair
+
+
+def create_relations(ctx: Ctx, relations: Annotated[list[RelationIn], Field(max_length=_MAX_ITEMS)]
+                     ) -> Annotated[CallToolResult, RelationsOut]:
+    """Create multiple new relations between entities in the knowledge graph. Relations should be in active
+    voice"""
+    service = service_of(ctx)
+    graph = EntityGraph(service)
+    existing = {(r.from_, r.to, r.relationType) for r in graph.relations()}
+    fresh = [t for t in dict.fromkeys(_checked_relations(graph, relations)) if t not in existing]
+    with one_unit(service):
+        graph.relate(_by_pair(graph, fresh))
     created = [RelationOut(from_=a, to=b, relationType=t) for a, b, t in fresh]
     return _reply(RelationsOut(relations=created), [c.model_dump(by_alias=True) for c in created])
 
@@ -292,7 +320,8 @@ def create_relations(ctx: Ctx, relations: Annotated[list[RelationIn], Field(max_
 def add_observations(ctx: Ctx, observations: Annotated[list[ObservationsIn], Field(max_length=_MAX_ITEMS)]
                      ) -> Annotated[CallToolResult, AddResultsOut]:
     """Add new observations to existing entities in the knowledge graph"""
-    graph = EntityGraph(service_of(ctx))
+    service = service_of(ctx)
+    graph = EntityGraph(service)
     for item in observations:
         if item.entityName.strip() not in graph.entities:
             raise ToolError(f"Entity with name {item.entityName} not found. Nothing was written.")
@@ -301,7 +330,8 @@ def add_observations(ctx: Ctx, observations: Annotated[list[ObservationsIn], Fie
         entity = graph.entities[item.entityName.strip()]
         have = set(entity.observations) | set(added.get(entity.name, []))
         added.setdefault(entity.name, []).extend(t for t in _clean(item.contents) if t not in have)
-    graph.add([(name, graph.entities[name].entity_type, texts) for name, texts in added.items() if texts])
+    with one_unit(service):
+        graph.add([(name, graph.entities[name].entity_type, texts) for name, texts in added.items() if texts])
     results = [AddedOut(entityName=name, addedObservations=texts) for name, texts in added.items()]
     return _reply(AddResultsOut(results=results), [r.model_dump() for r in results])
 
@@ -309,17 +339,20 @@ def add_observations(ctx: Ctx, observations: Annotated[list[ObservationsIn], Fie
 def delete_entities(ctx: Ctx, entityNames: Annotated[list[str], Field(max_length=_MAX_ITEMS, description=(
         "An array of entity names to delete"))]) -> Annotated[CallToolResult, DoneOut]:
     """Delete multiple entities and their associated relations from the knowledge graph"""
-    graph = EntityGraph(service_of(ctx))
+    service = service_of(ctx)
+    graph = EntityGraph(service)
     doomed = {n.strip() for n in entityNames if n.strip() in graph.entities}
-    graph.drop_triples(entities=doomed)
-    graph.forget((m for n in doomed for m in graph.entities[n].memories), "entity deleted")
+    with one_unit(service):
+        graph.drop_triples(entities=doomed)
+        graph.forget((m for n in doomed for m in graph.entities[n].memories), "entity deleted")
     return _reply(DoneOut(success=True, message="Entities deleted successfully"), "Entities deleted successfully")
 
 
 def delete_observations(ctx: Ctx, deletions: Annotated[list[DeletionIn], Field(max_length=_MAX_ITEMS)]
                         ) -> Annotated[CallToolResult, DoneOut]:
     """Delete specific observations from entities in the knowledge graph"""
-    graph = EntityGraph(service_of(ctx))
+    service = service_of(ctx)
+    graph = EntityGraph(service)
     doomed: list[Memory] = []
     emptied: list[tuple[str, str, list[str]]] = []
     for item in deletions:
@@ -331,8 +364,9 @@ def delete_observations(ctx: Ctx, deletions: Annotated[list[DeletionIn], Field(m
         doomed += gone
         if gone and all(m in gone for m in entity.memories):  # the entity stays, with no observations
             emptied.append((entity.name, entity.entity_type, []))
-    graph.add(emptied)
-    graph.forget(doomed, "observation deleted")
+    with one_unit(service):
+        graph.add(emptied)
+        graph.forget(doomed, "observation deleted")
     message = "Observations deleted successfully"
     return _reply(DoneOut(success=True, message=message), message)
 
@@ -340,8 +374,10 @@ def delete_observations(ctx: Ctx, deletions: Annotated[list[DeletionIn], Field(m
 def delete_relations(ctx: Ctx, relations: Annotated[list[RelationIn], Field(max_length=_MAX_ITEMS, description=(
         "An array of relations to delete"))]) -> Annotated[CallToolResult, DoneOut]:
     """Delete multiple relations from the knowledge graph"""
-    graph = EntityGraph(service_of(ctx))
-    graph.drop_triples(doomed={(r.from_.strip(), r.to.strip(), r.relationType.strip()) for r in relations})
+    service = service_of(ctx)
+    graph = EntityGraph(service)
+    with one_unit(service):
+        graph.drop_triples(doomed={(r.from_.strip(), r.to.strip(), r.relationType.strip()) for r in relations})
     message = "Relations deleted successfully"
     return _reply(DoneOut(success=True, message=message), message)
 
@@ -368,6 +404,21 @@ def open_nodes(ctx: Ctx, names: Annotated[list[str], Field(max_length=_MAX_ITEMS
     with tool_errors():
         graph = EntityGraph(service_of(ctx)).graph(n.strip() for n in names)
     return _reply(graph, graph.model_dump(by_alias=True))
+
+
+RESOURCE_URI = "memory://knowledge-graph"
+
+
+def register_resources(server: MCPServer[Any], current: Callable[[], MemoryService]) -> tuple[str, ...]:
+    """The reference server's one resource: the whole knowledge graph as JSON (static resources get no
+    call context, so the service comes from ``current``). Every write changes it, so its subscribers are
+    told after each one, as the reference server tells them."""
+    def knowledge_graph() -> str:
+        return EntityGraph(current()).graph().model_dump_json(by_alias=True)
+
+    server.resource(RESOURCE_URI, name="knowledge-graph", title="Knowledge Graph", mime_type="application/json",
+                    description="The full knowledge graph with all entities and relations")(knowledge_graph)
+    return (RESOURCE_URI,)
 
 
 TOOLS = {

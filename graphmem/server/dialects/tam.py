@@ -2,6 +2,13 @@
 companions ``kg_add_fact``, ``kg_invalidate_fact``, ``kg_at``, ``kg_timeline``, ``memory_graph``,
 ``memory_graph_stats`` and ``memory_concepts``.
 
+``memory_save`` is the server's own save tool, with its public source's name, parameters and reply
+(``{"saved": true, "id", "deduplicated"}``): without it an agent of that server could recall but never
+write. Its ``type`` maps onto graphmem's kinds (fact → note, lesson and convention → pattern, the type
+itself kept as a tag and in meta), ``importance`` critical and high become a base strength (1.5, 1.2:
+they decay slower), ``branch`` is kept in meta; ``filter`` and ``coref`` are accepted and have no effect
+(graphmem runs no output filters and no LLM).
+
 The shapes are the seed's, the engine is graphmem's: two-hop activation reaches memories, seeds are
 matched on word boundaries (never raw substrings), ``min_coverage`` is enforced and reported, the project
 filter applies before the cut, and unmatched query concepts are reported, not dropped.
@@ -17,6 +24,7 @@ from pydantic import Field
 
 from graphmem.server.common import READ_ONLY, WRITE, Instant, service_of, tool_errors
 from graphmem.server.context import AppContext
+from graphmem.server.dialects.unit import one_unit
 from graphmem.server.models.facts import FactListOut, FactResultOut
 from graphmem.server.models.recall import GraphOut
 from graphmem.server.recall import associate_out
@@ -48,6 +56,41 @@ def memory_associate(
     if result.composition is not None:  # the seed's composition lists its sources in full
         out["composition"]["sources"] = [m for m in out["memories"]
                                          if m["id"] in out["composition"]["source_ids"]]
+    return out
+
+
+TamType = Literal["decision", "fact", "solution", "lesson", "convention"]
+_KINDS = {"decision": "decision", "fact": "note", "solution": "solution", "lesson": "pattern",
+          "convention": "pattern"}
+_STRENGTH = {"critical": 1.5, "high": 1.2}  # the server's recall boosts; medium and low keep 1.0
+
+
+def memory_save(
+    ctx: Ctx,
+    content: Annotated[str, Field(description="The knowledge to save")],
+    type: Annotated[TamType, Field(description="decision (include WHY in context), fact, solution, lesson or "
+                                   "convention")],
+    project: Annotated[str, Field(description="Project")] = "general",
+    tags: Annotated[list[str] | None, Field(max_length=50, description="Tags")] = None,
+    context: Annotated[str | None, Field(description="Additional context, WHY for decisions")] = None,
+    branch: Annotated[str | None, Field(description="Git branch this knowledge relates to")] = None,
+    filter: Annotated[str | None, Field(description="Accepted; graphmem applies no output filter")] = None,
+    importance: Annotated[Literal["critical", "high", "medium", "low"], Field(description=(
+        "critical and high decay slower (base strength 1.5 and 1.2)"))] = "medium",
+    coref: Annotated[bool | None, Field(description="Accepted; graphmem runs no coreference rewrite")] = None,
+) -> dict[str, Any]:
+    """Save knowledge explicitly. Types: decision (MUST include WHY in context), solution, lesson, fact,
+    convention. The same content in the same project returns the existing id (deduplicated)."""
+    service = service_of(ctx)
+    meta = {key: value for key, value in (("type", type), ("branch", branch), ("importance", importance)) if value}
+    with one_unit(service), tool_errors():
+        stored = service.store(content, _KINDS[type], project, tags=[*(tags or []), type], context=context,
+                               meta=meta, source="total-agent-memory")
+        if importance in _STRENGTH and not stored.duplicate:
+            service.lifecycle.set_strength(stored.id, _STRENGTH[importance])
+    out: dict[str, Any] = {"saved": True, "id": stored.id, "deduplicated": stored.duplicate}
+    if stored.redacted:
+        out["privacy_redacted"] = True
     return out
 
 
@@ -111,6 +154,7 @@ def memory_concepts(ctx: Ctx, query: Annotated[str, Field(description="Text whos
 
 
 TOOLS = {
+    "memory_save": (memory_save, WRITE),
     "memory_associate": (memory_associate, READ_ONLY),
     "kg_add_fact": (kg_add_fact, WRITE),
     "kg_invalidate_fact": (kg_invalidate_fact, WRITE),

@@ -59,6 +59,13 @@ class PlanStepOut(Out):
     why: str
 
 
+class CoveredByOut(Out):
+    need: str
+    concept: str
+    memory_id: str
+    similarity: float
+
+
 class CompositionOut(Out):
     source_ids: list[str] = Field(description="the chosen memories, in plan order; their text is in memories")
     coverage_percent: float
@@ -69,6 +76,8 @@ class CompositionOut(Out):
     conflicts: list[ConflictOut]
     integration_plan: list[PlanStepOut]
     stop_reason: str
+    covered_by: list[CoveredByOut] = Field(
+        default_factory=list, description="needs covered through a concept close in meaning, and which")
 
 
 class SkillHitOut(Out):

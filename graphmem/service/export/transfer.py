@@ -16,7 +16,7 @@ from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import META_MAX_DEPTH, check_json
 from graphmem.store import transfer
 from graphmem.store.changes import FACTS, MEMORIES, RELATIONS
-from graphmem.store.tables import SCHEMA_VERSION
+from graphmem.store.engine import SCHEMA_VERSION
 
 __all__ = ["ImportReport", "ParsedImport", "import_graph_records", "parse_import_lines", "write_jsonl",
            "write_node_link"]

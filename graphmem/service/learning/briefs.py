@@ -1,24 +1,27 @@
 """Project briefs (KiroGraph's watchmen): a counter of observations since the last brief, a status, an
 extractive synthesis written between graphmem's markers into agent instruction files, and a reset.
 
-Safety of the written files: the root is an existing directory; every target is a relative path to a
+Safety of the written files: the root is an existing directory the operator allows (brief_roots.py);
+every target is a relative path to a
 Markdown file (``.md``, ``.mdc``, ``.markdown``: a brief is Markdown, and no other kind of file, a shell
 profile say, can be made to carry one) that must resolve inside that root; a target that is a symlink or
 has other hard links is refused (writing through it would change a file outside the project or another
-name of it). Text outside the markers is left byte for byte.
+name of it), and so is a FIFO or a device, without opening it (a FIFO would block the read). Text outside
+the markers is left byte for byte.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from graphmem.errors import InvalidInput
 from graphmem.service.clock import Clock
+from graphmem.service.learning.brief_roots import allowed_brief_root
 from graphmem.service.learning.results import BriefLine, BriefResult, BriefStatus
 from graphmem.service.learning.skills import SkillService
-from graphmem.service.safe_files import write_confined
+from graphmem.service.safe_files import check_confined, read_confined, write_confined
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, quote
 from graphmem.store import learning_store, session_store
@@ -72,34 +75,40 @@ class BriefService:
             write.changed("briefs", [project or ""])
             return self._status(write.session, state, project)
 
-    def synthesize(self, root: str | os.PathLike[str], project: str | None = None, *,
-                   force: bool = False) -> BriefResult:
-        """Write the brief into the target files under ``root`` (below the threshold only with ``force``)."""
+    def synthesize(self, root: str | os.PathLike[str], project: str | None = None, *, force: bool = False,
+                   exclude: Collection[str] = (), client_roots: Sequence[Path] = (),
+                   named_by_operator: bool = False) -> BriefResult:
+        """Write the brief into the target files under ``root`` (below the threshold only with ``force``);
+        memories in ``exclude`` are left out (a dialect's paraphrase duplicates).
+
+        ``root`` must lie in a folder the operator allows (brief_roots.py); ``client_roots`` are the roots
+        the MCP client declared, and ``named_by_operator`` is the CLI's ``--root``.
+        """
+        base = allowed_brief_root(root, self.uow.settings, client_roots, named_by_operator=named_by_operator)
         status = self.status(project)
         if not status.ready and not force:
             return BriefResult(project, (), (), "", status, skipped=True,
                                message=f"{status.count} of {status.threshold} observations; use force to write now")
-        lines = self.lines(project)
+        lines = self.lines(project, exclude)
         markdown = render(lines, project)
-        base = Path(root).resolve()
-        if not base.is_dir():
-            raise InvalidInput(f"root {quote(str(root))} is not an existing directory")
-        paths = [_confined(base, target) for target in status.targets]  # every target checked before any write
-        for target, path in zip(status.targets, paths, strict=True):
-            write_confined(base, target, _between_markers(path, markdown))
+        paths = [check_confined(base, _relative(target)) for target in status.targets]  # all, before any write
+        texts = [_between_markers(read_confined(base, target), markdown) for target in status.targets]
+        for target, text in zip(status.targets, texts, strict=True):
+            write_confined(base, target, text)
         after = self.reset(project)
         return BriefResult(project, lines, tuple(str(p.relative_to(base)) for p in paths), markdown, after,
                            message=f"brief of {len(lines)} lines written to {len(paths)} file(s)")
 
-    def lines(self, project: str | None) -> tuple[BriefLine, ...]:
-        """The brief's lines: current memories by section (superseded ones are not visible), then skills."""
+    def lines(self, project: str | None, exclude: Collection[str] = ()) -> tuple[BriefLine, ...]:
+        """The brief's lines: current memories by section (superseded ones are not visible, nor those in
+        ``exclude``), then skills."""
         now = self.clock.now_ms()
         with self.uow.read() as session:
             current = session_store.recent_memories(session, project, 100_000, now)
         lines = []
         for section, kinds in _SECTIONS:
             chosen = [m for m in current if m.kind in kinds and m.status in ("active", "promoted")
-                      and m.superseded_by is None][:_PER_SECTION]
+                      and m.superseded_by is None and m.id not in exclude][:_PER_SECTION]
             lines += [BriefLine(section, m.id, " ".join(m.content.split())) for m in chosen]
         for skill in self.skills.list(project, "active").skills:
             lines.append(BriefLine("Active skills", skill.id, skill.summary()))
@@ -132,22 +141,9 @@ def _relative(target: str) -> str:
     return target
 
 
-def _confined(base: Path, target: str) -> Path:
-    path = base / _relative(target)
-    between = [base / parent for parent in path.relative_to(base).parents if str(parent) != "."]
-    if path.is_symlink() or any(parent.is_symlink() for parent in between):
-        raise InvalidInput(f"refusing to write through a symlink: {target}")
-    if path.exists() and path.stat().st_nlink > 1:
-        raise InvalidInput(f"refusing to write a file with other hard links: {target}")
-    if not path.resolve().is_relative_to(base):
-        raise InvalidInput(f"target {quote(target)} resolves outside the project root")
-    return path
-
-
-def _between_markers(path: Path, markdown: str) -> str:
+def _between_markers(text: str, markdown: str) -> str:
     """The file's text with the brief block replaced (or appended); the write is ``write_confined``'s."""
     block = f"{START_MARKER}\n{markdown}\n{END_MARKER}"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
     start, end = text.find(START_MARKER), text.find(END_MARKER)
     if start != -1 and end > start:
         updated = text[:start] + block + text[end + len(END_MARKER):]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphmem.core.consolidation import merge_statements
+from graphmem.core.time import from_ms
 from graphmem.core.values import Memory
 from graphmem.errors import ConflictError, InvalidInput, NotFound
 from graphmem.ids import new_id
@@ -20,11 +21,10 @@ from graphmem.service.clock import Clock
 from graphmem.service.learning.clusters import ClusterService
 from graphmem.service.learning.results import ConsolidationPreview, ConsolidationResult
 from graphmem.service.memories.drafts import Observation, build_drafts
-from graphmem.service.relations.effects import RelationEffects, record_effects
+from graphmem.service.memories.relation_effects import RelationEffects, record_effects
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_choice, check_range
 from graphmem.store import learning_store, lifecycle_store, relation_store
-from graphmem.store.convert import from_ms
 from graphmem.store.repository import insert_memories
 
 __all__ = ["AUTO_COHESION", "ConsolidationService"]
@@ -43,14 +43,27 @@ class ConsolidationService:
     def consolidate(self, cluster_id: str | None = None, mode: str = "preview", *, auto_detect: bool = False,
                     cohesion_threshold: float = AUTO_COHESION, memory_ids: Sequence[str] | None = None,
                     project: str | None = None) -> ConsolidationResult:
-        """Preview or apply the consolidation of one cluster (by id or by its memory ids), or with
-        ``auto_detect`` of every merge-worthy cluster at or above ``cohesion_threshold``."""
+        """:meth:`preview` or :meth:`apply`, by ``mode`` (the CLI's one command for both)."""
         check_choice("mode", mode, ("preview", "apply"))
-        threshold = check_range("cohesion_threshold", cohesion_threshold, 0.0, 1.0)
-        previews = self._previews(cluster_id, auto_detect, threshold, memory_ids, project)
-        if mode == "preview":
-            return ConsolidationResult(action="preview", merged_id=None, previews=previews,
-                                       message=f"{len(previews)} consolidation(s) previewed; nothing written")
+        run = self.preview if mode == "preview" else self.apply
+        return run(cluster_id, auto_detect=auto_detect, cohesion_threshold=cohesion_threshold,
+                   memory_ids=memory_ids, project=project)
+
+    def preview(self, cluster_id: str | None = None, *, auto_detect: bool = False,
+                cohesion_threshold: float = AUTO_COHESION, memory_ids: Sequence[str] | None = None,
+                project: str | None = None) -> ConsolidationResult:
+        """The merged text and fields of one cluster (by id or by its memory ids), or with ``auto_detect``
+        of every merge-worthy cluster at or above ``cohesion_threshold``; nothing is written."""
+        previews = self._previews(cluster_id, auto_detect, _cohesion(cohesion_threshold), memory_ids, project)
+        return ConsolidationResult(action="preview", merged_id=None, previews=previews,
+                                   message=f"{len(previews)} consolidation(s) previewed; nothing written")
+
+    def apply(self, cluster_id: str | None = None, *, auto_detect: bool = False,
+              cohesion_threshold: float = AUTO_COHESION, memory_ids: Sequence[str] | None = None,
+              project: str | None = None) -> ConsolidationResult:
+        """Write what :meth:`preview` shows: the merged memory, ``consolidated_from`` edges, the originals
+        archived (never deleted)."""
+        previews = self._previews(cluster_id, auto_detect, _cohesion(cohesion_threshold), memory_ids, project)
         results = [self._apply(preview) for preview in previews]
         return ConsolidationResult(
             action="applied", merged_id=results[0][0] if results else None,
@@ -163,3 +176,7 @@ def _instant(iso: str):  # type: ignore[no-untyped-def]
     from datetime import datetime
 
     return datetime.fromisoformat(iso)
+
+
+def _cohesion(threshold: float) -> float:
+    return check_range("cohesion_threshold", threshold, 0.0, 1.0)

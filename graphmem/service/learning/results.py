@@ -21,7 +21,6 @@ __all__ = [
     "DuplicateReport",
     "PatternNotice",
     "Skill",
-    "SkillHit",
     "SkillList",
     "SkillVersion",
 ]
@@ -178,21 +177,3 @@ class BriefResult:
     skipped: bool = False
     message: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class SkillHit:
-    """A skill the query matched; ``detail`` decides which of the optional fields are filled."""
-
-    id: str
-    name: str
-    status: str
-    score: float
-    project: str | None = None
-    trigger: str | None = None  # summary and full
-    step_count: int | None = None  # summary and full
-    steps: tuple[str, ...] = ()  # full
-    source_ids: tuple[str, ...] = ()  # full
-    version: int | None = None  # full
-    successes: int | None = None  # summary and full
-    failures: int | None = None  # summary and full

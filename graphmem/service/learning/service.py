@@ -8,9 +8,9 @@ from graphmem.service.learning.briefs import BriefService
 from graphmem.service.learning.clusters import ClusterService
 from graphmem.service.learning.consolidation import ConsolidationService
 from graphmem.service.learning.duplicates import DuplicateFinder
-from graphmem.service.learning.skill_recall import SkillRecall
 from graphmem.service.learning.skills import SkillService
 from graphmem.service.memories.writes import MemoryWrites
+from graphmem.service.recall.skills import SkillRecall
 from graphmem.service.unit_of_work import UnitOfWork
 
 __all__ = ["LearningService"]

@@ -9,13 +9,14 @@ is a new version with an audit entry (who, when, why); rollback restores any ver
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from graphmem.core import clustering
 from graphmem.core.consolidation import split_statements
+from graphmem.core.time import from_ms
 from graphmem.core.values import OUTCOMES
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.ids import new_id
@@ -26,14 +27,14 @@ from graphmem.service.memories.writes import MemoryWrites
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_choice, check_count, check_text
 from graphmem.store import learning_store
-from graphmem.store.convert import from_ms
-from graphmem.store.tables import SkillRow
+from graphmem.store.learning_store import SkillRecord
 
 __all__ = ["RELATED_SIMILARITY", "SKILL_THRESHOLD", "SkillService"]
 
 SKILL_THRESHOLD = 3  # Kyew: "2 related memories found — 1 more before skill generation"
 # Related, not repeated: an error and its fix score 0.5–0.7 on data/, steps of one procedure 0.3–0.6.
 RELATED_SIMILARITY = 0.3
+Change = tuple[str, dict[str, Any]]  # a skill change: the action's audit name and the fields it sets
 _TRANSITIONS = {"activate": ({"draft", "deprecated"}, "active"), "deprecate": ({"active"}, "deprecated"),
                 "reject": ({"draft"}, "rejected")}
 
@@ -79,56 +80,63 @@ class SkillService:
         steps = [_step(m.content, m.kind) for m in memories]
         now = self.clock.now_ms()
         with self.uow.write() as write:
-            existing = learning_store.skill_by_name(write.session, project or "", name)
+            existing = learning_store.skill_record_by_name(write.session, project or "", name)
             if existing is not None:
                 return self._skill(write.session, existing)
-            row = SkillRow(id=new_id("skill"), name=name, project=project, project_key=project or "",
-                           trigger=f"When working on {', '.join(concepts) or name} in {project or 'any project'}",
-                           steps=steps, source_ids=[m.id for m in memories], status="draft",
-                           created_at=now, updated_at=now)
-            learning_store.add_skill_version(write.session, row, _audit("drafted", actor, "pattern detected", now))
-            write.changed("skills", [row.id])
-            return self._skill(write.session, row)
+            drafted = SkillRecord(
+                id=new_id("skill"), name=name, project=project,
+                trigger=f"When working on {', '.join(concepts) or name} in {project or 'any project'}",
+                steps=tuple(steps), source_ids=tuple(m.id for m in memories), status="draft", version=1,
+                successes=0, failures=0)
+            record = learning_store.insert_skill(write.session, drafted, now,
+                                                 _audit("drafted", actor, "pattern detected", now))
+            write.changed("skills", [record.id])
+            return self._skill(write.session, record)
 
     def transition(self, skill_id: str, action: str, actor: str = "agent", reason: str | None = None,
                    successor_id: str | None = None) -> Skill:
         """activate, deprecate (optionally naming the successor) or reject; a new version each time."""
         check_choice("action", action, tuple(_TRANSITIONS))
         allowed, status = _TRANSITIONS[action]
-        return self._change(skill_id, actor, reason, lambda row: _move(row, action, allowed, status, successor_id))
+        return self._change(skill_id, actor, reason,
+                            lambda skill, _session: _move(skill, action, allowed, status, successor_id))
+
+    def move(self, skill_id: str, status: str, actor: str = "agent", reason: str | None = None,
+             successor_id: str | None = None) -> Skill:
+        """:meth:`transition` named by the status to reach (active, deprecated, rejected)."""
+        actions = {target: action for action, (_, target) in _TRANSITIONS.items()}
+        check_choice("status", status, tuple(actions))
+        return self.transition(skill_id, actions[status], actor, reason, successor_id)
 
     def rollback(self, skill_id: str, version: int, actor: str = "agent", reason: str | None = None) -> Skill:
         """Restore the fields of ``version`` as a new version."""
         check_count("version", version, 1, 1_000_000)
 
-        def restore(row: SkillRow, session: Any) -> str:
-            found = [v for v in learning_store.skill_versions(session, row.id) if v.version == version]
+        def restore(skill: SkillRecord, session: Any) -> Change:
+            found = [v for v in learning_store.skill_history(session, skill.id) if v.version == version]
             if not found:
-                raise NotFound(f"version of {row.id}", str(version))
-            for name, value in found[0].snapshot.items():
-                setattr(row, name, value)
-            return f"rolled_back_to_{version}"
-        return self._change(skill_id, actor, reason, restore, needs_session=True)
+                raise NotFound(f"version of {skill.id}", str(version))
+            return f"rolled_back_to_{version}", found[0].snapshot
+        return self._change(skill_id, actor, reason, restore)
 
     def record_outcome(self, skill_id: str, outcome: str, actor: str = "agent", note: str | None = None) -> Skill:
         """Record that an agent used the skill, with ``success`` or ``failure`` (partial/unknown counted as neither)."""
         check_choice("outcome", outcome, OUTCOMES)
 
-        def count(row: SkillRow) -> str:
-            row.successes += outcome == "success"
-            row.failures += outcome == "failure"
-            return f"outcome_{outcome}"
+        def count(skill: SkillRecord, _session: Any) -> Change:
+            return f"outcome_{outcome}", {"successes": skill.successes + (outcome == "success"),
+                                          "failures": skill.failures + (outcome == "failure")}
         return self._change(skill_id, actor, note, count)
 
     def list(self, project: str | None = None, status: str | None = None, limit: int = 50) -> SkillList:
         statuses = (status,) if status else ()
         with self.uow.read() as session:
-            rows = learning_store.list_skills(session, project=project, statuses=statuses, limit=limit)
-            return SkillList(tuple(self._skill(session, row, history=False) for row in rows))
+            records = learning_store.skill_records(session, project=project, statuses=statuses, limit=limit)
+            return SkillList(tuple(self._skill(session, record, history=False) for record in records))
 
     def get(self, skill_id: str) -> Skill:
         with self.uow.read() as session:
-            return self._skill(session, self._row(session, skill_id))
+            return self._skill(session, self._record(session, skill_id))
 
     # -- helpers --------------------------------------------------------------------------------
     def _shared_concepts(self, memory_ids: Sequence[str], limit: int = 3) -> tuple[str, ...]:
@@ -142,42 +150,41 @@ class SkillService:
         columns = clustering.shared_concepts(matrix.matrix, rows, matrix.df, max_df, limit) if nodes else ()
         return tuple(matrix.concept_keys[int(c)] for c in columns)
 
-    def _change(self, skill_id: str, actor: str, reason: str | None, apply: Any, *,
-                needs_session: bool = False) -> Skill:
+    def _change(self, skill_id: str, actor: str, reason: str | None, apply: Callable[[SkillRecord, Any], Change]
+                ) -> Skill:
+        """One new version: ``apply`` names the action and the fields it sets; the store writes both."""
         actor = check_text("actor", actor, 200, required=True) or "agent"
         reason = check_text("reason", reason, 2_000)
         now = self.clock.now_ms()
         with self.uow.write() as write:
-            row = self._row(write.session, skill_id)
-            action = apply(row, write.session) if needs_session else apply(row)
-            row.version += 1
-            row.updated_at = now
-            learning_store.add_skill_version(write.session, row, _audit(action, actor, reason, now))
-            write.changed("skills", [row.id])
-            return self._skill(write.session, row)
+            action, fields = apply(self._record(write.session, skill_id), write.session)
+            record = learning_store.update_skill(write.session, skill_id, fields, now,
+                                                 _audit(action, actor, reason, now))
+            write.changed("skills", [record.id])
+            return self._skill(write.session, record)
 
-    def _row(self, session: Any, skill_id: str) -> SkillRow:
-        row = learning_store.get_skill(session, skill_id) if isinstance(skill_id, str) else None
-        if row is None:
+    def _record(self, session: Any, skill_id: str) -> SkillRecord:
+        record = learning_store.skill_record(session, skill_id) if isinstance(skill_id, str) else None
+        if record is None:
             raise NotFound("skill id", str(skill_id))
-        return row
+        return record
 
-    def _skill(self, session: Any, row: SkillRow, *, history: bool = True) -> Skill:
-        versions = learning_store.skill_versions(session, row.id) if history else []
-        return Skill(id=row.id, name=row.name, project=row.project, trigger=row.trigger, steps=tuple(row.steps),
-                     source_ids=tuple(row.source_ids), status=row.status, version=row.version,
-                     successes=row.successes, failures=row.failures, successor_id=row.successor_id,
+    def _skill(self, session: Any, record: SkillRecord, *, history: bool = True) -> Skill:
+        versions = learning_store.skill_history(session, record.id) if history else []
+        return Skill(id=record.id, name=record.name, project=record.project, trigger=record.trigger,
+                     steps=record.steps, source_ids=record.source_ids, status=record.status, version=record.version,
+                     successes=record.successes, failures=record.failures, successor_id=record.successor_id,
                      history=tuple(SkillVersion(v.version, v.action, v.actor, from_ms(v.at).isoformat(), v.reason,
                                                 v.snapshot.get("status", "")) for v in versions))
 
 
-def _move(row: SkillRow, action: str, allowed: set[str], status: str, successor_id: str | None) -> str:
-    if row.status not in allowed:
-        raise InvalidInput(f"cannot {action} a {row.status} skill (allowed from: {', '.join(sorted(allowed))})")
-    row.status = status
+def _move(skill: SkillRecord, action: str, allowed: set[str], status: str, successor_id: str | None) -> Change:
+    if skill.status not in allowed:
+        raise InvalidInput(f"cannot {action} a {skill.status} skill (allowed from: {', '.join(sorted(allowed))})")
+    fields: dict[str, Any] = {"status": status}
     if action == "deprecate":
-        row.successor_id = successor_id
-    return {"activate": "activated", "deprecate": "deprecated", "reject": "rejected"}[action]
+        fields["successor_id"] = successor_id
+    return {"activate": "activated", "deprecate": "deprecated", "reject": "rejected"}[action], fields
 
 
 def _audit(action: str, actor: str, reason: str | None, now: int) -> dict[str, Any]:

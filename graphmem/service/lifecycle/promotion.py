@@ -11,55 +11,54 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphmem.core.decay import PromotionCriteria, promotion_failures
+from graphmem.core.time import MS_PER_HOUR, from_ms, to_ms
 from graphmem.core.values import Memory
-from graphmem.service.lifecycle.decay_scores import MS_PER_HOUR, describe, memory_score
+from graphmem.service.lifecycle.context import LifecycleContext, life_rows, update_memories
+from graphmem.service.lifecycle.decay_scores import describe, memory_score
 from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
 from graphmem.service.lifecycle.vault import note_path, render_note, vault_folder, write_notes
+from graphmem.service.memories.reads import concept_names, resolve_many
 from graphmem.service.validation import check_count
 from graphmem.store import relation_store
-from graphmem.store.convert import from_ms, to_ms
-
-if TYPE_CHECKING:
-    from graphmem.service.lifecycle.service import LifecycleService
 
 __all__ = ["criteria_of", "promote", "promotion_check"]
 
 Verdict = tuple[bool, bool, tuple[str, ...]]
 
 
-def criteria_of(lifecycle: LifecycleService) -> PromotionCriteria:
-    settings = lifecycle.settings.lifecycle
+def criteria_of(life: LifecycleContext) -> PromotionCriteria:
+    settings = life.settings.lifecycle
     return PromotionCriteria(min_score=settings.promote_min_score, min_uses=settings.promote_min_uses,
                              window_days=settings.promote_window_days,
                              min_span_hours=settings.promote_min_span_hours)
 
 
-def promotion_check(lifecycle: LifecycleService, memory: Memory, now: int) -> tuple[str, ...]:
+def promotion_check(life: LifecycleContext, memory: Memory, now: int) -> tuple[str, ...]:
     """The criteria ``memory`` misses now (empty: it qualifies)."""
     last_used, created = to_ms(memory.last_used_at), to_ms(memory.created_at)
-    return promotion_failures(memory_score(memory, lifecycle.params, now), memory.use_count,
+    return promotion_failures(memory_score(memory, life.params, now), memory.use_count,
                               (now - last_used) / MS_PER_HOUR, (last_used - created) / MS_PER_HOUR,
-                              criteria_of(lifecycle))
+                              criteria_of(life))
 
 
-def promote(lifecycle: LifecycleService, ids: Sequence[str], *, dry_run: bool, force: bool, export: bool,
+def promote(life: LifecycleContext, ids: Sequence[str], *, dry_run: bool, force: bool, export: bool,
             folder: str | None, project: str | None, limit: int) -> LifecycleReport:
     """Promote the named memories (``force`` skips the criteria) or the auto-detected candidates."""
     limit = check_count("limit", limit, 1, 10_000)
-    now = lifecycle.now_ms()
-    memories = _named(lifecycle, ids) if ids else _candidates(lifecycle, project, now)
-    outdated = _outdated(lifecycle, memories, now)
+    now = life.now_ms()
+    memories = _named(life, ids) if ids else _candidates(life, project, now)
+    outdated = _outdated(life, memories, now)
     memories = memories if ids else [m for m in memories if m.id not in outdated]
-    verdicts = {m.id: _verdict(lifecycle, m, now, force, outdated.get(m.id)) for m in memories}
+    verdicts = {m.id: _verdict(life, m, now, force, outdated.get(m.id)) for m in memories}
     chosen = [m for m in memories if verdicts[m.id][0]][:limit]
-    paths = _note_paths(lifecycle, chosen, folder) if export else {}
+    paths = _note_paths(life, chosen, folder) if export else {}
     if not dry_run and chosen:
-        _apply(lifecycle, chosen, paths, now)
+        _apply(life, chosen, paths, now)
     chosen_ids = {m.id for m in chosen}
-    items = tuple(_item(lifecycle, m, now, verdicts[m.id], applied=m.id in chosen_ids and not dry_run,
+    items = tuple(_item(life, m, now, verdicts[m.id], applied=m.id in chosen_ids and not dry_run,
                         path=paths.get(m.id)) for m in memories if ids or m.id in chosen_ids)
     verb = "would promote" if dry_run else "promoted"
     return LifecycleReport("promote", items, dry_run=dry_run, count=len(chosen), total=len(memories),
@@ -67,29 +66,29 @@ def promote(lifecycle: LifecycleService, ids: Sequence[str], *, dry_run: bool, f
                                    + (f"; notes in {next(iter(paths.values())).parent}" if paths else ""))
 
 
-def _named(lifecycle: LifecycleService, ids: Sequence[str]) -> list[Memory]:
-    wanted = lifecycle._resolve_many(ids)
-    found = lifecycle.uow.repository.memories_by_id(wanted)
+def _named(life: LifecycleContext, ids: Sequence[str]) -> list[Memory]:
+    wanted = resolve_many(life.uow.repository, ids, life.settings.limits.max_open_ids)
+    found = life.uow.repository.memories_by_id(wanted)
     return [found[memory_id] for memory_id in wanted]
 
 
-def _candidates(lifecycle: LifecycleService, project: str | None, now: int) -> list[Memory]:
+def _candidates(life: LifecycleContext, project: str | None, now: int) -> list[Memory]:
     """Active memories meeting every criterion, best score first (rows are scanned without content)."""
-    criteria = criteria_of(lifecycle)
+    criteria = criteria_of(life)
     ids = []
-    for row in lifecycle.life_rows(("active",), project):
+    for row in life_rows(life.uow, ("active",), project):
         if row.use_count < criteria.min_uses:
             continue  # the cheap test first: most memories are never used five times
         ids.append(row.id)
-    found = lifecycle.uow.repository.memories_by_id(ids)
-    qualified = [m for m in found.values() if not promotion_check(lifecycle, m, now)]
-    return sorted(qualified, key=lambda m: (-memory_score(m, lifecycle.params, now), m.id))
+    found = life.uow.repository.memories_by_id(ids)
+    qualified = [m for m in found.values() if not promotion_check(life, m, now)]
+    return sorted(qualified, key=lambda m: (-memory_score(m, life.params, now), m.id))
 
 
-def _outdated(lifecycle: LifecycleService, memories: Sequence[Memory], now: int) -> dict[str, str]:
+def _outdated(life: LifecycleContext, memories: Sequence[Memory], now: int) -> dict[str, str]:
     """Why each memory that is no longer the valid version is not (superseded, expired, hidden)."""
     reasons: dict[str, str] = {}
-    with lifecycle.uow.read() as session:
+    with life.uow.read() as session:
         for memory in memories:
             if memory.superseded_by is not None:
                 reasons[memory.id] = f"superseded by {memory.superseded_by}; promote the current version"
@@ -100,7 +99,7 @@ def _outdated(lifecycle: LifecycleService, memories: Sequence[Memory], now: int)
     return reasons
 
 
-def _verdict(lifecycle: LifecycleService, memory: Memory, now: int, force: bool,
+def _verdict(life: LifecycleContext, memory: Memory, now: int, force: bool,
              outdated: str | None) -> Verdict:
     """(selected, eligible, reasons): ``force`` selects an active memory that misses the usage criteria,
     never one that is outdated."""
@@ -108,20 +107,20 @@ def _verdict(lifecycle: LifecycleService, memory: Memory, now: int, force: bool,
         return False, False, (f"status is {memory.status}; only active memories are promoted",)
     if outdated is not None:
         return False, False, (outdated, "force overrides usage, never validity")
-    failures = promotion_check(lifecycle, memory, now)
+    failures = promotion_check(life, memory, now)
     if failures and force:
         return True, False, (*failures, "selected by force")
     return not failures, not failures, failures
 
 
-def _note_paths(lifecycle: LifecycleService, memories: Sequence[Memory],
+def _note_paths(life: LifecycleContext, memories: Sequence[Memory],
                 folder: str | None) -> dict[str, Path]:
-    settings = lifecycle.settings.lifecycle
+    settings = life.settings.lifecycle
     root, target = vault_folder(settings.vault_path, settings.vault_folder if folder is None else folder)
     return {m.id: note_path(root, target, m) for m in memories}
 
 
-def _apply(lifecycle: LifecycleService, memories: Sequence[Memory], paths: dict[str, Path], now: int) -> None:
+def _apply(life: LifecycleContext, memories: Sequence[Memory], paths: dict[str, Path], now: int) -> None:
     stamp = from_ms(now).isoformat()
     changes: dict[str, dict[str, Any]] = {
         m.id: {"status": "promoted", "meta": {**m.meta, "promoted_at": stamp}} for m in memories}
@@ -130,21 +129,21 @@ def _apply(lifecycle: LifecycleService, memories: Sequence[Memory], paths: dict[
 
     def write(updated: list[Memory]) -> None:
         # Runs inside the transaction: if a note cannot be written, nothing is promoted.
-        notes = [(paths[m.id], render_note(m, _concepts(lifecycle, m.id), stamp))
+        notes = [(paths[m.id], render_note(m, _concepts(life, m.id), stamp))
                  for m in updated if m.id in paths]
-        write_notes(Path(lifecycle.settings.lifecycle.vault_path or ".").expanduser().resolve(), notes)
+        write_notes(Path(life.settings.lifecycle.vault_path or ".").expanduser().resolve(), notes)
 
-    lifecycle._update(changes, write if paths else None)
-
-
-def _concepts(lifecycle: LifecycleService, memory_id: str) -> list[str]:
-    node = lifecycle.projection.memory_nodes.get(memory_id)
-    return [] if node is None else lifecycle.recall.concept_names(node)[:20]
+    update_memories(life.uow, changes, write if paths else None)
 
 
-def _item(lifecycle: LifecycleService, memory: Memory, now: int, verdict: Verdict, *, applied: bool,
+def _concepts(life: LifecycleContext, memory_id: str) -> list[str]:
+    node = life.uow.projection.memory_nodes.get(memory_id)
+    return [] if node is None else concept_names(life.uow.projection, node)[:20]
+
+
+def _item(life: LifecycleContext, memory: Memory, now: int, verdict: Verdict, *, applied: bool,
           path: Path | None) -> LifecycleItem:
     _, eligible, reasons = verdict
-    return describe(memory, lifecycle.params, now, eligible=eligible, reasons=reasons,
+    return describe(memory, life.params, now, eligible=eligible, reasons=reasons,
                     status="promoted" if applied else memory.status,
                     vault_path=None if path is None else str(path))

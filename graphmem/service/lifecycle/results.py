@@ -1,4 +1,5 @@
-"""Result values of the lifecycle, session and metrics use cases (mirrored in Pydantic by the MCP layer).
+"""Result values of the lifecycle use cases (mirrored in Pydantic by the MCP layer); sessions and metrics
+keep theirs in ``sessions/results.py`` and ``metrics.py``.
 
 Every item carries the memory id, so an agent can act on what it sees (KiroGraph's review and search
 output hid the ids that mark_reviewed and judge need).
@@ -7,18 +8,10 @@ output hid the ids that mark_reviewed and judge need).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-__all__ = [
-    "ConflictItem",
-    "LifecycleItem",
-    "LifecycleReport",
-    "MetricSummary",
-    "PromptItem",
-    "SessionInfo",
-    "SessionReport",
-    "TimelineEntry",
-]
+from graphmem.service.metrics import MetricSummary
+
+__all__ = ["LifecycleItem", "LifecycleReport"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,22 +41,6 @@ class LifecycleItem:
 
 
 @dataclass(frozen=True, slots=True)
-class MetricSummary:
-    """Counters and latency of one operation, across restarts until reset."""
-
-    operation: str
-    calls: int
-    errors: int
-    mean_ms: float
-    p50_ms: float
-    p95_ms: float
-    max_ms: float
-    total_ms: float
-    first_at: str
-    last_at: str
-
-
-@dataclass(frozen=True, slots=True)
 class LifecycleReport:
     """What a lifecycle action did, or with ``dry_run`` would do."""
 
@@ -82,62 +59,3 @@ class LifecycleReport:
         # (touch, forget, correct...) has as many candidates as it changed.
         if self.total < self.count:
             object.__setattr__(self, "total", self.count)
-
-
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
-    id: str
-    project: str | None
-    client: str | None
-    started_at: str
-    last_activity_at: str
-    ended_at: str | None
-    timeout_s: int
-    open: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ConflictItem:
-    """A pending conflict relation that still needs a judgment."""
-
-    relation_id: str
-    type: str
-    source_id: str
-    target_id: str
-    confidence: float
-    reason: str | None
-    created_at: str
-
-
-@dataclass(frozen=True, slots=True)
-class PromptItem:
-    id: str
-    session_id: str | None
-    content: str
-    created_at: str
-
-
-@dataclass(frozen=True, slots=True)
-class TimelineEntry:
-    """One session with its observations (oldest first) and saved prompts."""
-
-    session: SessionInfo
-    observations: tuple[LifecycleItem, ...]
-    observation_count: int  # all of them, even when ``observations`` is cut at per_session
-    prompts: tuple[PromptItem, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class SessionReport:
-    """What a session action returns; a start carries what an agent needs to begin."""
-
-    action: str
-    session: SessionInfo | None = None
-    reused: bool = False
-    recent_memories: tuple[LifecycleItem, ...] = ()
-    due_reviews: tuple[LifecycleItem, ...] = ()
-    open_conflicts: tuple[ConflictItem, ...] = ()
-    active_skills: tuple[dict[str, Any], ...] = ()
-    timeline: tuple[TimelineEntry, ...] = ()
-    prompt: PromptItem | None = None
-    message: str = ""

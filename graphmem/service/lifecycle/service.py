@@ -1,5 +1,9 @@
 """``LifecycleService``: reinforcement, forgetting, correction with lineage, review, promotion, metrics.
 
+The use case modules (``forgetting``, ``review``, ``promotion``) receive a :class:`LifecycleContext`
+and the shared steps of :mod:`graphmem.service.lifecycle.context`, never this service; recall's
+reinforcement is the explicit step :meth:`LifecycleService.after_recall` the facade runs after a read.
+
 Every write goes through the unit of work (one transaction and a change-log entry; the projection
 follows after the commit), so recall, in this process and in every other, sees it at once. Nothing is
 hard-deleted unless the caller asks for ``mode="delete"``.
@@ -10,29 +14,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from graphmem.core.time import to_ms
 from graphmem.core.values import Memory
 from graphmem.core.wording import counted
 from graphmem.errors import ConflictError, InvalidInput
 from graphmem.ids import new_id
 from graphmem.service.clock import Clock
 from graphmem.service.lifecycle import forgetting, promotion, review
-from graphmem.service.lifecycle import search_hooks as lifecycle_search
-from graphmem.service.lifecycle.decay_scores import decay_params, describe, memory_score
+from graphmem.service.lifecycle.context import LifecycleContext, items, life_rows, update_memories
+from graphmem.service.lifecycle.decay_scores import describe, memory_score
 from graphmem.service.lifecycle.results import LifecycleItem, LifecycleReport
 from graphmem.service.memories.drafts import build_drafts, validate_observation
-from graphmem.service.memories.reads import resolve
+from graphmem.service.memories.reads import one_memory, resolve_many
+from graphmem.service.memories.session_attach import attach_sessions
 from graphmem.service.metrics import MetricsRecorder, measured
-from graphmem.service.recall.engine import RecallEngine
-from graphmem.service.recall.results import SearchResult
 from graphmem.service.scrub import scrub_text
-from graphmem.service.sessions.attach import attach_sessions
 from graphmem.service.unit_of_work import UnitOfWork
-from graphmem.service.validation import check_strings, check_text
+from graphmem.service.validation import check_range, check_text
 from graphmem.store import lifecycle_store
 from graphmem.store.changes import RELATIONS
-from graphmem.store.convert import to_ms
 from graphmem.store.lifecycle_store import LifeRow
-from graphmem.store.projection import GraphProjection
 
 __all__ = ["LifecycleService"]
 
@@ -40,17 +41,13 @@ __all__ = ["LifecycleService"]
 class LifecycleService:
     """Memory lifecycle use cases (reached as ``service.lifecycle``)."""
 
-    def __init__(self, uow: UnitOfWork, clock: Clock, recall: RecallEngine, metrics: MetricsRecorder) -> None:
+    def __init__(self, uow: UnitOfWork, clock: Clock, metrics: MetricsRecorder) -> None:
         self.uow = uow
         self.settings = uow.settings
-        self.params = decay_params(uow.settings.decay)
+        self.context = LifecycleContext.build(uow, clock)
+        self.params = self.context.params
         self.clock = clock
-        self.recall = recall
         self.metrics = metrics
-
-    @property
-    def projection(self) -> GraphProjection:
-        return self.uow.projection
 
     def now_ms(self) -> int:
         """The lifecycle clock (the service's one :class:`Clock`)."""
@@ -59,9 +56,7 @@ class LifecycleService:
     def life_rows(self, statuses: Sequence[str], project: str | None = None, *,
                   exclude_kinds: Sequence[str] = (), used_before_ms: int | None = None) -> list[LifeRow]:
         """The decay columns of the memories in ``statuses`` (see :func:`lifecycle_store.life_rows`)."""
-        with self.uow.read() as session:
-            return lifecycle_store.life_rows(session, statuses, project, exclude_kinds=exclude_kinds,
-                                             used_before_ms=used_before_ms)
+        return life_rows(self.uow, statuses, project, exclude_kinds=exclude_kinds, used_before_ms=used_before_ms)
 
     # -- reinforcement --------------------------------------------------------------------------
     @measured("lifecycle.touch")
@@ -79,6 +74,17 @@ class LifecycleService:
         items = tuple(describe(m, self.params, now, reasons=(f"score before: {before[m.id]}",))
                       for m in memories)
         return LifecycleReport("touch", items, count=len(items), message=f"reinforced {counted(len(items), 'memory')}")
+
+    @measured("lifecycle.set_strength")
+    def set_strength(self, memory_id: str, strength: float) -> LifecycleReport:
+        """Set a memory's base strength (cortexgraph's ``save_memory(strength=...)``): a starting weight, not
+        a use, so use_count and last_used stay. Looked up in the write itself, so a memory stored earlier in
+        the same unit of work (``UnitOfWork.atomic``) is found."""
+        value = check_range("strength", strength, 1.0, self.settings.decay.max_strength)
+        wanted = check_text("memory id", memory_id, 300, required=True) or ""
+        updated = self._update({wanted: {"strength": value}})
+        return LifecycleReport("set_strength", self._items(updated, self.now_ms()), count=len(updated),
+                               message=f"strength of {wanted} set to {value}")
 
     # -- forgetting -----------------------------------------------------------------------------
     @measured("lifecycle.forget")
@@ -122,7 +128,7 @@ class LifecycleService:
     def gc(self, *, dry_run: bool = True, mode: str = "archive", limit: int = 1000,
            project: str | None = None, threshold: float | None = None) -> LifecycleReport:
         """Archive (or delete) memories whose decay score fell below the forget threshold."""
-        return forgetting.gc(self, dry_run=dry_run, mode=mode, limit=limit, project=project,
+        return forgetting.gc(self.context, dry_run=dry_run, mode=mode, limit=limit, project=project,
                              threshold=threshold)
 
     @measured("lifecycle.prune")
@@ -130,7 +136,7 @@ class LifecycleService:
               protect: Sequence[str] | None = None, project: str | None = None,
               limit: int = 10_000) -> LifecycleReport:
         """Archive (or delete) memories neither created nor used within ``older_than``."""
-        return forgetting.prune(self, older_than, dry_run=dry_run, mode=mode, protect=protect,
+        return forgetting.prune(self.context, older_than, dry_run=dry_run, mode=mode, protect=protect,
                                 project=project, limit=limit)
 
     # -- correction -----------------------------------------------------------------------------
@@ -167,20 +173,20 @@ class LifecycleService:
     @measured("lifecycle.review_queue")
     def review_queue(self, project: str | None = None, limit: int = 20) -> LifecycleReport:
         """Memories past their review_after date, most overdue first, with days overdue."""
-        return review.review_queue(self, project=project, limit=limit)
+        return review.review_queue(self.context, project=project, limit=limit)
 
     @measured("lifecycle.mark_reviewed")
     def mark_reviewed(self, memory_id: str, *, reschedule: bool = False,
                       review_after: Any = None) -> LifecycleReport:
         """Clear the review date, or reschedule it with a growing interval (or to ``review_after``)."""
-        return review.mark_reviewed(self, memory_id, reschedule=reschedule, review_after=review_after)
+        return review.mark_reviewed(self.context, memory_id, reschedule=reschedule, review_after=review_after)
 
     @measured("lifecycle.promote")
     def promote(self, ids: Sequence[str] = (), *, dry_run: bool = True, force: bool = False,
                 export: bool = False, folder: str | None = None, project: str | None = None,
                 limit: int = 100) -> LifecycleReport:
         """Promote by id, or auto-detect candidates; optionally write them to the Markdown vault."""
-        return promotion.promote(self, ids, dry_run=dry_run, force=force, export=export, folder=folder,
+        return promotion.promote(self.context, ids, dry_run=dry_run, force=force, export=export, folder=folder,
                                  project=project, limit=limit)
 
     # -- metrics --------------------------------------------------------------------------------
@@ -194,15 +200,7 @@ class LifecycleService:
         return LifecycleReport("metrics", count=len(summaries), metrics=summaries,
                                message=f"{counted(calls, 'call')} in {counted(len(summaries), 'operation')}")
 
-    # -- hooks the facade calls -----------------------------------------------------------------
-    def review_page(self, fused: list[Any], offset: int, limit: int, now_ms: int) -> list[Any]:
-        """The page of a search, with danger-zone review candidates blended in."""
-        return lifecycle_search.review_page(self, fused, offset, limit, now_ms)
-
-    def after_search(self, result: SearchResult, now_ms: int) -> SearchResult:
-        """Mark status, decay score and review candidates on the hits; reinforce them if configured."""
-        return lifecycle_search.annotate(self, result, now_ms)
-
+    # -- the step the facade runs after a read --------------------------------------------------
     def after_recall(self, ids: Sequence[str]) -> None:
         """Reinforce what recall returned, when ``decay.reinforce_on_recall`` is on."""
         if self.settings.decay.reinforce_on_recall and ids:
@@ -210,22 +208,13 @@ class LifecycleService:
 
     # -- helpers --------------------------------------------------------------------------------
     def _one(self, ref: str | None) -> Memory:
-        text = check_text("memory id", ref, 300, required=True) or ""
-        memory_id = resolve(self.uow.repository, [text])[text]
-        return self.uow.repository.memories_by_id([memory_id])[memory_id]
+        return one_memory(self.uow.repository, ref)
 
     def _resolve_many(self, ids: Sequence[str]) -> list[str]:
-        wanted = check_strings("ids", ids, self.settings.limits.max_open_ids, 300)
-        if not wanted:
-            raise InvalidInput("ids must name at least one memory")
-        resolved = resolve(self.uow.repository, wanted)
-        return list(dict.fromkeys(resolved[ref] for ref in wanted))
+        return resolve_many(self.uow.repository, ids, self.settings.limits.max_open_ids)
 
-    def _update(self, changes: dict[str, dict[str, Any]], before_commit: Any = None) -> list[Memory]:
-        with self.uow.write() as write:
-            updated = lifecycle_store.update_memories(write.session, changes, before_commit)
-            write.updated(updated)
-        return updated
+    def _update(self, changes: dict[str, dict[str, Any]]) -> list[Memory]:
+        return update_memories(self.uow, changes)
 
-    def _items(self, memories: Sequence[Memory], now: int, **extra: Any) -> tuple[LifecycleItem, ...]:
-        return tuple(describe(m, self.params, now, **extra) for m in memories)
+    def _items(self, memories: Sequence[Memory], now: int) -> tuple[LifecycleItem, ...]:
+        return items(memories, self.params, now)

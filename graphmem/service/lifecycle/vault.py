@@ -1,7 +1,9 @@
 """Promoted memories as Markdown notes in an Obsidian-style vault, confined to a configured folder.
 
-Every target path is resolved (symlinks included) and must lie inside the vault root; anything that
-resolves outside it is refused before a single file is written.
+Note paths are built from the vault root without resolving them: resolving follows a symlink, and a
+symlinked note inside the vault (pointing at ``.obsidian/app.json``, say) would then be written through
+as if it were the note. Every folder and note is checked with ``lstat`` instead (safe_files.py): any
+symlink at a target, inside the vault or out of it, is refused before a single file is written.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from pathlib import Path
 
 from graphmem.core.values import Memory
 from graphmem.errors import InvalidInput
-from graphmem.service.safe_files import check_path_text, write_confined
+from graphmem.service.safe_files import check_confined, check_path_text, relative_parts, write_confined
+from graphmem.service.validation import quote
 
 __all__ = ["note_path", "render_note", "vault_folder", "write_notes"]
 
@@ -22,7 +25,7 @@ _LINK_UNSAFE = re.compile(r"[\[\]|#^]")
 
 
 def vault_folder(vault_path: str | None, folder: str) -> tuple[Path, Path]:
-    """The vault root and the folder notes go to, both resolved; refuse a folder outside the vault."""
+    """The vault root (resolved: the operator named it) and the folder notes go to, below it, unresolved."""
     if not vault_path:
         raise InvalidInput("export to a vault needs lifecycle.vault_path (GRAPHMEM_LIFECYCLE__VAULT_PATH)")
     check_path_text("vault_path", vault_path)
@@ -30,20 +33,24 @@ def vault_folder(vault_path: str | None, folder: str) -> tuple[Path, Path]:
     root = Path(vault_path).expanduser().resolve()
     if not root.is_dir():
         raise InvalidInput(f"vault {root} is not an existing directory")
-    target = (root / folder).resolve()
-    if Path(folder).is_absolute() or not target.is_relative_to(root):
-        raise InvalidInput(f"vault folder {folder[:100]!r} resolves to {target}, outside the vault {root}; refused")
-    return root, target
+    try:
+        parts = relative_parts(folder)
+    except InvalidInput as error:
+        raise InvalidInput(f"vault folder {quote(folder)} would be outside the vault {root}: {error}") from None
+    for depth in range(1, len(parts) + 1):
+        if root.joinpath(*parts[:depth]).is_symlink():
+            raise InvalidInput(f"{root.joinpath(*parts[:depth])} is a symbolic link, which may lead outside the vault; "
+                               "graphmem does not write through links (refused)")
+    return root, root.joinpath(*parts)
 
 
 def note_path(root: Path, folder: Path, memory: Memory) -> Path:
-    """``<folder>/<slug>-<id>.md``; refused if it resolves outside the vault (a symlinked note)."""
+    """``<folder>/<slug>-<id>.md``; refused if the note or a folder on its way is a symlink, a hard link
+    or not a regular file (checked now, so a batch fails before its first write)."""
     source = memory.topic_key or " ".join(memory.content.split()[:6])
     slug = _SLUG.sub("-", source.casefold()).strip("-")[:60] or "memory"
-    path = (folder / f"{slug}-{memory.id}.md").resolve()
-    if not path.is_relative_to(root):
-        raise InvalidInput(f"note {path} resolves outside the vault {root}; refused")
-    return path
+    path = folder / f"{slug}-{memory.id}.md"
+    return check_confined(root, path.relative_to(root))
 
 
 def render_note(memory: Memory, concepts: Sequence[str], promoted_at: str) -> str:

@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from graphmem.core.relations import RELATION_TYPES
+from graphmem.core.time import to_ms
 from graphmem.core.values import STATUSES
 from graphmem.service.maintenance.results import LintFinding, LintReport
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.store import lint_store, relation_store
-from graphmem.store.convert import to_ms
 from graphmem.store.projection import GraphProjection
 from nlp import normalize_key
 

@@ -9,13 +9,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.core.redaction import mask_placeholders
+from graphmem.core.time import to_ms
 from graphmem.core.values import OUTCOMES
 from graphmem.errors import InvalidInput
 from graphmem.ids import new_id
 from graphmem.service.scrub import Scrubber
 from graphmem.service.validation import check_choice, check_kind, check_text, normalize_content, parse_instant
 from graphmem.settings import LimitSettings
-from graphmem.store.convert import to_ms
 from graphmem.store.repository import MemoryDraft
 from nlp import ConceptExtractor, ParsedObservation, normalize_key
 

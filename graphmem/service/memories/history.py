@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from graphmem.core.time import from_ms
 from graphmem.core.values import Memory, Relation
 from graphmem.errors import NotFound
+from graphmem.service.memories.reads import concept_names
 from graphmem.service.memories.results import HistoryEvent, HistoryResult, HistoryVersion, OpenResult
-from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_text
 from graphmem.store import relation_store
-from graphmem.store.convert import from_ms
 
 __all__ = ["HistoryService", "open_at"]
 
@@ -107,8 +107,7 @@ def _events(memories: dict[str, Memory], relations: dict[str, Relation]) -> tupl
     return tuple(sorted(events, key=lambda e: (e.at, e.old_id, e.new_id)))
 
 
-def open_at(uow: UnitOfWork, recall: RecallEngine, refs: Sequence[str], include_relations: bool,
-            instant: datetime) -> OpenResult:
+def open_at(uow: UnitOfWork, refs: Sequence[str], include_relations: bool, instant: datetime) -> OpenResult:
     """``open`` as the store was at ``instant``: a topic key names the memory that held it then, a memory
     created later is not found, later replacements and relations are not shown."""
     with uow.read() as session:
@@ -124,8 +123,9 @@ def open_at(uow: UnitOfWork, recall: RecallEngine, refs: Sequence[str], include_
     if include_relations:
         relations = tuple(r for r in uow.repository.relations_touching([m.id for m in memories])
                           if r.created_at <= instant)
-    nodes = uow.projection.memory_nodes
-    concepts = {m.id: tuple(recall.concept_names(nodes[m.id])) for m in memories if m.id in nodes}
+    projection = uow.projection
+    nodes = projection.memory_nodes
+    concepts = {m.id: tuple(concept_names(projection, nodes[m.id])) for m in memories if m.id in nodes}
     return OpenResult(memories=memories, relations=relations, concepts=concepts,
                       not_found=tuple(ref for ref in refs if ref not in found))
 

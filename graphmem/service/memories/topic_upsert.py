@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from graphmem.core.time import to_ms
 from graphmem.core.validity import superseded_until
 from graphmem.core.values import Memory
 from graphmem.ids import new_id
+from graphmem.service.memories.relation_effects import RelationEffects
 from graphmem.service.memories.results import StoreResult
-from graphmem.service.relations.effects import RelationEffects
 from graphmem.store import relation_store
-from graphmem.store.convert import to_ms
 from graphmem.store.repository import StoredBatch
 
 __all__ = ["TopicUpsert", "upsert_topic_keys"]

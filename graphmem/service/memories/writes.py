@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from graphmem.core.time import from_ms
 from graphmem.errors import InvalidInput
 from graphmem.service.clock import Clock
 from graphmem.service.memories.drafts import Observation, build_drafts, validate_observation
 from graphmem.service.memories.parallel_drafts import drafted_batches
 from graphmem.service.memories.results import StoreResult
+from graphmem.service.memories.session_attach import adopt_sessions, attach_sessions
 from graphmem.service.memories.topic_upsert import upsert_topic_keys
-from graphmem.service.sessions.attach import adopt_sessions, attach_sessions
 from graphmem.service.unit_of_work import UnitOfWork
-from graphmem.store.convert import from_ms
 from graphmem.store.repository import MemoryDraft, StoredBatch, insert_memories
 
 __all__ = ["MemoryWrites", "Progress"]

@@ -7,7 +7,8 @@ from graphmem.core.conflicts import detect_conflict, pair_key
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.values import Memory
 from graphmem.service.recall.engine import Activation, RecallEngine
-from graphmem.service.recall.results import CompositionResult, ConflictReport, MemoryHit, PlanStepResult
+from graphmem.service.recall.results import CompositionResult, ConflictReport, CoveredBy, MemoryHit, PlanStepResult
+from graphmem.service.recall.semantic import synonym_cover
 from graphmem.service.relations.conflicts import claim_texts, specificity_of
 
 __all__ = ["build_composition"]
@@ -25,17 +26,25 @@ def build_composition(engine: RecallEngine, activation: Activation, *, min_cover
     pool = [node for node, _ in activation.ranked[: max(_CANDIDATE_POOL, 5 * max_sources)]]
     score_of = dict(activation.ranked)
     names = {node: frozenset(engine.concept_names(node)) for node, _ in activation.ranked}
-    candidates = [Candidate(str(node), score_of[node], names[node] & needed.keys()) for node in pool]
+    with engine.projection.lock:
+        synonyms = synonym_cover(engine.projection, list(needed), {node: names[node] for node in pool},
+                                 engine.settings.semantic.cover_threshold)
+    candidates = [Candidate(str(node), score_of[node], (names[node] | synonyms.get(node, {}).keys()) & needed.keys())
+                  for node in pool]
     cover = compose(needed, candidates, min_coverage=min_coverage, max_sources=max_sources)
     sources = tuple(engine.hits(activation, [int(node) for node in cover.sources]))
     hits = dict(zip(cover.sources, sources, strict=True))
+    covered_by = tuple(CoveredBy(need, *synonyms[int(step.memory_id)][need][:1], hits[step.memory_id].id,
+                                 synonyms[int(step.memory_id)][need][1])
+                       for step in cover.plan for need in step.supplies
+                       if need in synonyms.get(int(step.memory_id), {}))
     plan = tuple(PlanStepResult(order=step.order, memory_id=hits[step.memory_id].id, supplies=step.supplies,
                                 also_covers=step.also_covers, why=step.why) for step in cover.plan)
     return CompositionResult(
         sources=sources, coverage_percent=round(100 * cover.coverage, 1), min_coverage=min_coverage,
         coverage_met=cover.coverage_met, covered=cover.covered, gaps=cover.gaps,
         conflicts=tuple(find_conflicts(engine, activation, sources, names)), integration_plan=plan,
-        stop_reason=cover.stop_reason)
+        stop_reason=cover.stop_reason, covered_by=covered_by)
 
 
 def find_conflicts(engine: RecallEngine, activation: Activation, sources: tuple[MemoryHit, ...],

@@ -13,9 +13,10 @@ import numpy as np
 from graphmem.core.activation import hop_spread_sparse, personalized_pagerank
 from graphmem.core.ranking import idf, length_normalized, reciprocal_rank_fusion, weighted_score_fusion
 from graphmem.core.spreading_graph import FloatArray, IntArray, RestrictedGraph
-from graphmem.service.lifecycle.decay_scores import ranking_weights
+from graphmem.service.recall.decay_weights import ranking_weights
 from graphmem.service.recall.keywords import KeywordLeg
 from graphmem.service.recall.results import MemoryHit, SeedNode
+from graphmem.service.recall.semantic import SemanticLeg, query_weights
 from graphmem.service.recall.turns import TurnIndex
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.settings import ActivationSettings
@@ -27,7 +28,9 @@ __all__ = ["Activation", "RecallEngine"]
 
 _BRIDGE_KINDS = frozenset({"entity", "identifier", "phrase"})
 _QUERY_CACHE_SIZE = 256
-_MATCH_WEIGHT = {"exact": 1.0, "ngram": 1.0, "fallback": 0.7}  # a fallback (head word, part) is a weaker cue
+# A fallback (head word, part) is a weaker cue; a word of the same form ("rollback" for "roll back") is the
+# concept itself; a word close in meaning counts by its cosine on top of this factor.
+_MATCH_WEIGHT = {"exact": 1.0, "ngram": 1.0, "fallback": 0.7, "form": 1.0, "semantic": 0.7}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,7 @@ class RecallEngine:
         fusion = self.settings.fusion
         self.turns = TurnIndex(self.repository, turn_share=fusion.turn_share, max_concepts=fusion.turn_max_concepts)
         self.keywords = KeywordLeg(uow, self.turns)
+        self.semantic = SemanticLeg(self.settings.semantic)
         self._scopes = _ScopeCache()
         self._queries: dict[str, tuple[list[tuple[str, tuple[str, ...]]], list[str]]] = {}
 
@@ -94,6 +98,12 @@ class RecallEngine:
                     query_concepts.append(ngram)
                 if ngram in unmatched:
                     unmatched.remove(ngram)
+        for stand_in in self.semantic.seeds_for(self.projection, unmatched):
+            if stand_in.concept not in seeds:
+                seed = self._seed(stand_in.concept, stand_in.query_concept, stand_in.match)
+                seeds[stand_in.concept] = dataclasses.replace(seed, weight=seed.weight * stand_in.similarity)
+        covered = {seed.query_concept for seed in seeds.values()}
+        unmatched = [key for key in unmatched if key not in covered]
         return tuple(dict.fromkeys(query_concepts)), list(seeds.values()), tuple(dict.fromkeys(unmatched))
 
     def _parsed(self, query: str) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
@@ -150,7 +160,7 @@ class RecallEngine:
         hubs = scope.is_hub(local_df)
         scoped = []
         for seed, df, hub in zip(seeds, local_df.tolist(), hubs.tolist(), strict=True):
-            weight = _MATCH_WEIGHT[seed.match]
+            weight = seed.weight  # the match's factor (_seed), times the cosine for a semantic stand-in
             if self.settings.activation.specificity:
                 weight *= idf(df, scope.size)
             scoped.append(dataclasses.replace(seed, weight=0.0 if hub else round(weight, 6)))
@@ -261,6 +271,7 @@ class RecallEngine:
                 [fusion.bm25_weight, activation_weight])
         rank_b = {key: rank for rank, key in enumerate(keys_b, start=1)}
         rank_a = {key: rank for rank, key in enumerate(keys_a, start=1)}
+        fused = self._with_meaning(fused, query, activation, view, now_ms)
         fused = self._decay_weighted(fused, now_ms)
         ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))
         return [(int(key), score, rank_b.get(key), rank_a.get(key)) for key, score in ordered], activation
@@ -284,12 +295,68 @@ class RecallEngine:
         speaker) fused with activation by RRF, as search does.
         """
         if not activation.conversational:
-            return self.with_bridge(activation, view, now_ms, depth)
+            return self._meaning_ranked(query, self.with_bridge(activation, view, now_ms, depth), view, now_ms, depth)
         fusion = self.settings.fusion
         keywords = self._keyword_ranking(query, view, now_ms, max(depth, fusion.candidates), activation)
         fused = reciprocal_rank_fusion([[str(n) for n, _ in keywords], [str(n) for n, _ in activation.ranked]],
                                        [fusion.bm25_weight, fusion.turn_activation_weight], k=fusion.rrf_k)
+        fused = self._with_meaning(fused, query, activation, view, now_ms)
         fused = self._decay_weighted(fused, now_ms)
+        ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))[:depth]
+        return dataclasses.replace(activation, ranked=tuple((int(key), score) for key, score in ordered))
+
+    # -- meaning --------------------------------------------------------------------------------
+    def _with_meaning(self, fused: dict[str, float], query: str, activation: Activation, view: VisibilityFilter,
+                      now_ms: int) -> dict[str, float]:
+        """The ranking fused with the semantic ranking at the gate's weight; unchanged where the gate is 0.
+
+        The gate reads how much of the query the current ranking's best hits cover (recall/semantic.py).
+        """
+        if not self.semantic.enabled(self.projection):
+            return fused
+        ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))
+        weights = query_weights(activation.query_concepts, {s.name: s.weight for s in activation.seeds},
+                                activation.scope_size)
+        with self.projection.lock:
+            gate = self.semantic.gate(self.semantic.coverage(self.projection, weights,
+                                                             [int(key) for key in ordered[:3]]))
+            if gate <= 0:
+                return fused
+            mask = self.projection.visible(view, now_ms)
+            meaning = self.semantic.ranking(self.projection, query, mask, self.settings.fusion.candidates)
+        weight = self.settings.semantic.search_weight * gate
+        if activation.conversational:
+            # A turn is a line of talk: its vector is mostly the speaker's manner, and the gated leg cost
+            # the conversation set 0.01 R@10 (docs/retrieval.md); the turns' own cues do better there.
+            weight *= self.settings.semantic.turn_weight
+        if weight <= 0:
+            return fused
+        if self.settings.semantic.fusion == "score":
+            return self._score_fused(fused, meaning, query, weight)
+        return reciprocal_rank_fusion([ordered, [str(node) for node, _ in meaning]], [1.0, weight],
+                                      k=self.settings.fusion.rrf_k)
+
+    def _score_fused(self, fused: dict[str, float], meaning: list[tuple[int, float]], query: str,
+                     weight: float) -> dict[str, float]:
+        """Cosine plus the first ranking's score scaled to [0, ``keyword_share``]: meaning decides, the
+        keywords and the graph break its near-ties."""
+        top = max(fused.values(), default=0.0) or 1.0
+        keys = list(dict.fromkeys([str(node) for node, _ in meaning] + list(fused)))
+        nodes = np.array([int(key) for key in keys], dtype=np.int64)
+        with self.projection.lock:
+            cosine = self.projection.semantic.memory_similarity(
+                self.semantic.query_vector(self.projection, query), nodes)
+        share = self.settings.semantic.keyword_share
+        return {key: weight * float(c) + share * fused.get(key, 0.0) / top
+                for key, c in zip(keys, cosine, strict=True)}
+
+    def _meaning_ranked(self, query: str, activation: Activation, view: VisibilityFilter, now_ms: int,
+                        depth: int) -> Activation:
+        """``memory_associate``'s ranking with the semantic leg fused in where the gate opens."""
+        before = {str(node): score for node, score in activation.ranked}
+        fused = self._with_meaning(before, query, activation, view, now_ms)
+        if fused is before:
+            return activation
         ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))[:depth]
         return dataclasses.replace(activation, ranked=tuple((int(key), score) for key, score in ordered))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from graphmem.store.note_rows import note_rows
 from graphmem.store.repository import Repository
 
 __all__ = ["recall_notes"]
@@ -21,10 +22,10 @@ def recall_notes(repository: Repository, ids: Sequence[str]) -> dict[str, list[s
     if not ids:
         return {}
     notes: dict[str, list[str]] = {memory_id: [] for memory_id in ids}
-    for memory in repository.memories_by_id(ids).values():
-        if memory.superseded_by:
-            notes[memory.id].append(f"superseded by {memory.superseded_by}")
-    for relation in repository.relations_touching(ids):
+    superseded, relations = note_rows(repository.engine, list(notes), _CONFLICTING)
+    for memory_id, newer in superseded.items():
+        notes[memory_id].append(f"superseded by {newer}")
+    for relation in relations:
         for this, other in ((relation.source_id, relation.target_id), (relation.target_id, relation.source_id)):
             if this not in notes:
                 continue

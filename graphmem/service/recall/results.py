@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from graphmem.service.learning.results import SkillHit
+from graphmem.service.recall.skills import SkillHit
 
 __all__ = [
     "AssociateResult",
@@ -13,6 +14,8 @@ __all__ = [
     "ConflictReport",
     "GraphView",
     "MemoryHit",
+    "NotedAssociateResult",
+    "NotedSearchResult",
     "PlanStepResult",
     "SearchHit",
     "SearchResult",
@@ -65,6 +68,16 @@ class PlanStepResult:
 
 
 @dataclass(frozen=True, slots=True)
+class CoveredBy:
+    """A needed concept that a chosen source covers through another concept close in meaning."""
+
+    need: str
+    concept: str
+    memory_id: str
+    similarity: float
+
+
+@dataclass(frozen=True, slots=True)
 class CompositionResult:
     sources: tuple[MemoryHit, ...]
     coverage_percent: float
@@ -75,6 +88,7 @@ class CompositionResult:
     conflicts: tuple[ConflictReport, ...]
     integration_plan: tuple[PlanStepResult, ...]
     stop_reason: str
+    covered_by: tuple[CoveredBy, ...] = ()  # needs a source covers through a concept close in meaning
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +130,21 @@ class SearchResult:
     limit: int
     unmatched_concepts: tuple[str, ...] = ()
     skills: tuple[SkillHit, ...] = ()  # with include=skills|all (service.learning.recall)
+
+
+@dataclass(frozen=True, slots=True)
+class NotedSearchResult(SearchResult):
+    """A search answer with its notes, for callers that show them (the MCP tools); the CLI and the Python
+    API ask for none, so their output keeps its shape."""
+
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # hit id → notes (recall/notes.py)
+
+
+@dataclass(frozen=True, slots=True)
+class NotedAssociateResult(AssociateResult):
+    """An associate answer with the notes of every memory it shows (the sources, in composition mode)."""
+
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,12 +16,13 @@ import numpy as np
 
 from graphmem.core.conflicts import ClaimText, ConflictCandidate, detect_conflict, pair_key, rank_conflicts
 from graphmem.core.ranking import idf
+from graphmem.core.time import to_ms
 from graphmem.core.values import Memory
-from graphmem.service.relations.results import ConflictPair, ScanResult, brief
+from graphmem.service.memories.results import brief
+from graphmem.service.relations.results import ConflictPair, ScanResult
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, check_range, check_text
 from graphmem.store import relation_store
-from graphmem.store.convert import to_ms
 from graphmem.store.projection import MEMORY, GraphProjection, VisibilityFilter
 from nlp import ConceptExtractor
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from graphmem.core.facts import Fact, plan_new_fact
 from graphmem.core.redaction import mask_placeholders
+from graphmem.core.time import from_ms, to_ms
 from graphmem.errors import ConflictError, InvalidInput, NotFound
 from graphmem.ids import new_id
 from graphmem.service.memories.reads import resolve
@@ -23,7 +24,6 @@ from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, check_range, check_text, parse_instant
 from graphmem.store import fact_store
 from graphmem.store.changes import FACTS
-from graphmem.store.convert import from_ms, to_ms
 from graphmem.store.projection import GraphProjection
 from graphmem.store.repository import StoredBatch
 from nlp import normalize_key

@@ -1,4 +1,4 @@
-"""Result values of the relation, conflict, fact, history, capture and lint use cases.
+"""Result values of the relation, conflict and fact use cases.
 
 Frozen dataclasses, like :mod:`graphmem.service.recall.results`; every one carries the ids an agent needs
 for its next call (a pending relation's id to judge it, both memory ids of a conflict to compare them).
@@ -9,49 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphmem.core.facts import Fact
-from graphmem.core.values import Memory, Relation
+from graphmem.core.values import Relation
+from graphmem.service.memories.results import MemoryBrief
 
 __all__ = [
     "ConflictPair",
     "FactList",
     "FactResult",
-    "MemoryBrief",
     "PendingItem",
     "PendingPage",
     "RelationOutcome",
     "ScanResult",
-    "brief",
 ]
-
-_BRIEF_CHARS = 240
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryBrief:
-    """Enough of a memory to judge a relation without opening it."""
-
-    id: str
-    kind: str
-    content: str
-    project: str | None
-    topic_key: str | None
-    created_at: str
-    valid_from: str
-    valid_to: str | None
-    superseded_by: str | None
-    status: str
-
-
-def brief(memory: Memory) -> MemoryBrief:
-    content = memory.content
-    if len(content) > _BRIEF_CHARS:
-        content = content[: _BRIEF_CHARS - 1] + "…"
-    return MemoryBrief(
-        id=memory.id, kind=memory.kind, content=content, project=memory.project, topic_key=memory.topic_key,
-        created_at=memory.created_at.isoformat(), valid_from=memory.valid_from.isoformat(),
-        valid_to=memory.valid_to.isoformat() if memory.valid_to else None,
-        superseded_by=memory.superseded_by, status=memory.status)
-
 
 @dataclass(frozen=True, slots=True)
 class RelationOutcome:

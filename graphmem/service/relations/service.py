@@ -20,18 +20,19 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.core.relations import RELATION_TYPES, RelationSemantics, same_question, valid_relation_types
+from graphmem.core.time import from_ms, to_ms
 from graphmem.core.topic_keys import suggest_topic_key
 from graphmem.core.values import Relation
 from graphmem.errors import ConflictError, InvalidInput, NotFound
 from graphmem.ids import new_id
 from graphmem.service.memories.reads import resolve
-from graphmem.service.relations.effects import RelationEffects, record_effects
-from graphmem.service.relations.results import PendingItem, PendingPage, RelationOutcome, brief
+from graphmem.service.memories.relation_effects import RelationEffects, record_effects
+from graphmem.service.memories.results import brief
+from graphmem.service.relations.results import PendingItem, PendingPage, RelationOutcome
 from graphmem.service.scrub import scrub_meta, scrub_text
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, check_kind, check_range, check_text
 from graphmem.store import relation_store
-from graphmem.store.convert import from_ms, to_ms
 
 __all__ = ["RelationService", "check_relation_type"]
 

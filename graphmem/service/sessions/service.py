@@ -14,38 +14,43 @@ conflicts, and active skills when a ``skill`` table exists.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from graphmem.core.relations import RELATION_TYPES
+from graphmem.core.time import from_ms
 from graphmem.errors import NotFound
 from graphmem.ids import new_id
+from graphmem.service.lifecycle.context import LifecycleContext
 from graphmem.service.lifecycle.decay_scores import describe
-from graphmem.service.lifecycle.results import ConflictItem, PromptItem, SessionInfo, SessionReport, TimelineEntry
-from graphmem.service.metrics import measured
+from graphmem.service.lifecycle.results import LifecycleReport
+from graphmem.service.memories.session_attach import live_or_new
+from graphmem.service.metrics import MetricsRecorder, measured
 from graphmem.service.scrub import scrub_text
-from graphmem.service.sessions.attach import live_or_new
+from graphmem.service.sessions.results import ConflictItem, PromptItem, SessionInfo, SessionReport, TimelineEntry
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count
 from graphmem.store import session_store
-from graphmem.store.convert import from_ms
 from graphmem.store.session_store import PromptRecord, SessionRecord
-
-if TYPE_CHECKING:
-    from graphmem.service.lifecycle.service import LifecycleService
 
 __all__ = ["SessionService"]
 
 _CONFLICT_TYPES = tuple(name for name, row in RELATION_TYPES.items() if row.recall == "surface_conflict")
 _MAX_TIMEOUT_S = 7 * 24 * 3600
 
+# The review queue of a session start: ``LifecycleService.review_queue`` (measured there).
+ReviewQueue = Callable[[str | None, int], LifecycleReport]
+
 
 class SessionService:
     """Session use cases (reached as ``service.sessions``)."""
 
-    def __init__(self, uow: UnitOfWork, lifecycle: LifecycleService) -> None:
+    def __init__(self, uow: UnitOfWork, life: LifecycleContext, metrics: MetricsRecorder,
+                 review_queue: ReviewQueue) -> None:
         self.uow = uow
-        self.lifecycle = lifecycle  # the clock, decay parameters and the review queue of a briefing
-        self.metrics = lifecycle.metrics
+        self.life = life  # the clock and decay parameters every item is described with
+        self.metrics = metrics
+        self.review_queue = review_queue  # the due reviews of a session start
         self.settings = uow.settings.lifecycle
 
     @measured("session.start")
@@ -55,7 +60,7 @@ class SessionService:
         project, client = _name("project", project), _name("client", client)
         if timeout_s is not None:
             timeout_s = check_count("timeout_s", timeout_s, 60, _MAX_TIMEOUT_S)
-        now = self.lifecycle.now_ms()
+        now = self.life.now_ms()
         with self.uow.write() as write:
             record, reused = live_or_new(write.session, self.settings, project, client, now, any_client=False,
                                          timeout_s=timeout_s, new=new)
@@ -65,8 +70,8 @@ class SessionService:
             skills = session_store.active_skills(session, 20)
         return SessionReport(
             "start", session=self._info(record, now), reused=reused,
-            recent_memories=tuple(describe(m, self.lifecycle.params, now) for m in recent),
-            due_reviews=self.lifecycle.review_queue(project, 20).items,
+            recent_memories=tuple(describe(m, self.life.params, now) for m in recent),
+            due_reviews=self.review_queue(project, 20).items,
             open_conflicts=tuple(ConflictItem(r.id, r.type, r.source_id, r.target_id, r.confidence, r.reason,
                                               r.created_at.isoformat()) for r in conflicts),
             active_skills=tuple(skills),
@@ -76,7 +81,7 @@ class SessionService:
     def end(self, session_id: str | None = None, project: str | None = None,
             client: str | None = None) -> SessionReport:
         """End a session by id, or the live session of ``project`` (and ``client``)."""
-        now = self.lifecycle.now_ms()
+        now = self.life.now_ms()
         with self.uow.write() as write:
             if session_id is None:
                 live = session_store.live_session(write.session, _name("project", project), _name("client", client),
@@ -91,9 +96,9 @@ class SessionService:
     def save_prompt(self, content: str, session_id: str | None = None, project: str | None = None,
                     client: str | None = None) -> SessionReport:
         """Keep the user's prompt for a session (the live one of ``project`` when no id is given)."""
-        text = scrub_text("content", content, self.lifecycle.settings.limits.max_content_chars,
+        text = scrub_text("content", content, self.life.settings.limits.max_content_chars,
                           required=True) or ""
-        now = self.lifecycle.now_ms()
+        now = self.life.now_ms()
         with self.uow.write() as write:
             if session_id is not None:
                 record = session_store.get_session(write.session, _name("session_id", session_id) or "")
@@ -109,10 +114,10 @@ class SessionService:
     def recent(self, project: str | None = None, limit: int = 20) -> tuple[Any, ...]:
         """Current memories, most recently created or used first (what a session start shows)."""
         limit = check_count("limit", limit, 1, 500)
-        now = self.lifecycle.now_ms()
+        now = self.life.now_ms()
         with self.uow.read() as session:
             recent = session_store.recent_memories(session, _name("project", project), limit, now)
-        return tuple(describe(m, self.lifecycle.params, now) for m in recent)
+        return tuple(describe(m, self.life.params, now) for m in recent)
 
     @measured("session.timeline")
     def timeline(self, limit: int = 5, session_id: str | None = None, project: str | None = None,
@@ -128,10 +133,10 @@ class SessionService:
             ids = [s.id for s in sessions]
             memories = session_store.session_memories(session, ids, per_session)
             prompts = session_store.prompts_for(session, ids)
-        now = self.lifecycle.now_ms()
+        now = self.life.now_ms()
         entries = tuple(TimelineEntry(
             session=self._info(s, now),
-            observations=tuple(describe(m, self.lifecycle.params, now) for m in memories[s.id][0]),
+            observations=tuple(describe(m, self.life.params, now) for m in memories[s.id][0]),
             observation_count=memories[s.id][1], prompts=tuple(_prompt(p) for p in prompts[s.id]))
             for s in sessions)
         return SessionReport("timeline", timeline=entries, message=f"{len(entries)} sessions")

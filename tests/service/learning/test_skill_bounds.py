@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from graphmem.service.learning.clusters import similarity_of
-from graphmem.service.learning.skill_recall import score, words
 from graphmem.service.learning.skills import RELATED_SIMILARITY
+from graphmem.service.recall.skills import score, words
 from graphmem.store.tables import SkillRow
 
 

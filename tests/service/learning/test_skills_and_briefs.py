@@ -59,13 +59,13 @@ def test_brief_counter_status_synthesize_between_markers_and_reset(service, tmp_
     (tmp_path / "AGENTS.md").write_text("# Agents\nKeep this line.\n", encoding="utf-8")
     service.store("Use Terraform workspaces per region", kind="decision", project="infra")
     assert briefs.status("infra").count == 1 and not briefs.status("infra").ready
-    assert briefs.synthesize(tmp_path, "infra").skipped
-    forced = briefs.synthesize(tmp_path, "infra", force=True)
+    assert briefs.synthesize(tmp_path, "infra", named_by_operator=True).skipped
+    forced = briefs.synthesize(tmp_path, "infra", force=True, named_by_operator=True)
     text = (tmp_path / "AGENTS.md").read_text(encoding="utf-8")
     assert text.startswith("# Agents\nKeep this line.\n") and START_MARKER in text and END_MARKER in text
     assert forced.lines[0].memory_id in text and forced.status.count == 0
     assert (tmp_path / ".kiro/steering/workspace.md").exists()
-    briefs.synthesize(tmp_path, "infra", force=True)
+    briefs.synthesize(tmp_path, "infra", force=True, named_by_operator=True)
     assert (tmp_path / "AGENTS.md").read_text(encoding="utf-8").count(START_MARKER) == 1
 
 
@@ -78,9 +78,9 @@ def test_brief_targets_are_markdown_files_in_an_existing_root(service, tmp_path)
     briefs.configure(targets=["docs/AGENTS.md", ".cursor/rules/memory.mdc"])
     missing = tmp_path / "no-such-project"
     with pytest.raises(InvalidInput, match="not an existing directory"):
-        briefs.synthesize(missing, force=True)
+        briefs.synthesize(missing, force=True, named_by_operator=True)
     assert not missing.exists()
-    written = briefs.synthesize(tmp_path, force=True)
+    written = briefs.synthesize(tmp_path, force=True, named_by_operator=True)
     assert written.written == ("docs/AGENTS.md", ".cursor/rules/memory.mdc")
 
 
@@ -93,9 +93,9 @@ def test_brief_targets_stay_inside_the_root_and_never_follow_links(service, tmp_
     root = tmp_path / "root"
     root.mkdir()
     (root / "AGENTS.md").symlink_to(outside)
-    with pytest.raises(InvalidInput, match="symlink"):
-        briefs.synthesize(root, force=True)
+    with pytest.raises(InvalidInput, match="symbolic link"):
+        briefs.synthesize(root, force=True, named_by_operator=True)
     (root / "AGENTS.md").unlink()
     os.link(outside, root / "AGENTS.md")
     with pytest.raises(InvalidInput, match="hard links"):
-        briefs.synthesize(root, force=True)
+        briefs.synthesize(root, force=True, named_by_operator=True)

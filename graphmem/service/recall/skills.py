@@ -1,5 +1,8 @@
 """Skills in recall (Kyew's ``include: skills | all`` with ``skill_detail``): the skills a query names.
 
+Recall owns this read (search and associate add skills to their answer); the learning wing writes the
+skills and reaches this matcher as ``service.learning.recall``.
+
 Kept apart from memory ranking and cheap: one read of the project's live skills (active and draft,
 at most :data:`MAX_SCANNED`), each scored by the query's words found in its name (weight 3), its
 trigger (2) and its steps (1), normalized to [0, 1]. No graph, no embedding: a skill's name and
@@ -10,12 +13,12 @@ with are the words that match.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from graphmem.service.learning.results import SkillHit
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_choice, check_count
 from graphmem.store import learning_store
-from graphmem.store.tables import SkillRow
+from graphmem.store.learning_store import SkillRecord
 
 __all__ = ["INCLUDES", "SKILL_DETAILS", "SkillHit", "SkillRecall", "wants", "words"]
 
@@ -28,6 +31,24 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _STOP = frozenset(("a", "an", "and", "are", "as", "at", "be", "before", "after", "by", "do", "for", "from",
                    "how", "in", "into", "is", "it", "of", "on", "or", "the", "then", "to", "use", "using",
                    "when", "what", "with", "without"))
+
+
+@dataclass(frozen=True, slots=True)
+class SkillHit:
+    """A skill the query matched; ``detail`` decides which of the optional fields are filled."""
+
+    id: str
+    name: str
+    status: str
+    score: float
+    project: str | None = None
+    trigger: str | None = None  # summary and full
+    step_count: int | None = None  # summary and full
+    steps: tuple[str, ...] = ()  # full
+    source_ids: tuple[str, ...] = ()  # full
+    version: int | None = None  # full
+    successes: int | None = None  # summary and full
+    failures: int | None = None  # summary and full
 
 
 def words(text: str) -> set[str]:
@@ -44,7 +65,7 @@ def words(text: str) -> set[str]:
     return found
 
 
-def score(query: set[str], row: SkillRow) -> float:
+def score(query: set[str], row: SkillRecord) -> float:
     """Share of the best possible weight: every query word found in the name scores 1."""
     if not query:
         return 0.0
@@ -65,16 +86,16 @@ class SkillRecall:
         check_choice("skill_detail", detail, SKILL_DETAILS)
         limit = check_count("limit", limit, 1, 100)
         wanted = words(query)
-        with self.uow.read() as session:  # rows are read inside the session: they expire with it
-            rows = learning_store.list_skills(session, project=project, statuses=RECALLED_STATUSES,
-                                              limit=MAX_SCANNED)
-            scored = [(score(wanted, row), row) for row in rows]
-            ranked = sorted(((s, row) for s, row in scored if s > 0),
-                            key=lambda item: (-item[0], item[1].status != "active", item[1].id))
-            return tuple(_hit(row, s, detail) for s, row in ranked[:limit])
+        with self.uow.read() as session:
+            rows = learning_store.skill_records(session, project=project, statuses=RECALLED_STATUSES,
+                                                limit=MAX_SCANNED)
+        scored = [(score(wanted, row), row) for row in rows]
+        ranked = sorted(((s, row) for s, row in scored if s > 0),
+                        key=lambda item: (-item[0], item[1].status != "active", item[1].id))
+        return tuple(_hit(row, s, detail) for s, row in ranked[:limit])
 
 
-def _hit(row: SkillRow, value: float, detail: str) -> SkillHit:
+def _hit(row: SkillRecord, value: float, detail: str) -> SkillHit:
     if detail == "name_only":
         return SkillHit(row.id, row.name, row.status, value)
     summary = SkillHit(row.id, row.name, row.status, value, project=row.project, trigger=row.trigger,
@@ -82,7 +103,7 @@ def _hit(row: SkillRow, value: float, detail: str) -> SkillHit:
     if detail == "summary":
         return summary
     return SkillHit(row.id, row.name, row.status, value, project=row.project, trigger=row.trigger,
-                    step_count=len(row.steps), steps=tuple(row.steps), source_ids=tuple(row.source_ids),
+                    step_count=len(row.steps), steps=row.steps, source_ids=row.source_ids,
                     version=row.version, successes=row.successes, failures=row.failures)
 
 

@@ -13,12 +13,12 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.core.relations import hidden_ends
+from graphmem.core.time import to_ms
 from graphmem.core.validity import superseded_until
 from graphmem.core.values import Memory, Relation
 from graphmem.service.unit_of_work import Write
 from graphmem.store import relation_store
 from graphmem.store.changes import MEMORIES, RELATIONS
-from graphmem.store.convert import to_ms
 from graphmem.store.projection import GraphProjection
 
 __all__ = ["RelationEffects", "record_effects"]

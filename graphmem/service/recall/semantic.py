@@ -1,0 +1,154 @@
+"""The semantic leg of recall: meaning where the wording differs, and nothing where it matches.
+
+Three uses of the projection's semantic index (``store/semantic_index.py``):
+
+* **Seeds by form and by meaning.** A query word that is no known concept seeds the concept spelled the same
+  without spaces or hyphens ("rollback" → "roll back"), else the known words closest in meaning ("nervous" →
+  "anxious"), weighted by their cosine.
+* **The gate.** How much of the query the best keyword hits already cover, by specificity (IDF within the
+  filter). A question whose words the top hit contains is left to the keywords; a conversation's context, of
+  which the best hit shares a few words, is answered by meaning (:func:`graphmem.core.semantic.keyword_gate`).
+* **The ranking.** Cosine of every memory the filter admits with the query's vector, fused by RRF with the
+  keyword/graph ranking at ``search_weight · gate``. At gate 0 the ranking is exactly the one without the leg.
+
+Why it is gated rather than always fused: on the dev sets plain RRF with the semantic ranking lifted the
+conversation-context set by 0.10 R@5 and cost the conversations 0.09 R@10 and MuSiQue 0.08 R@5
+(docs/retrieval.md, "Semantic").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphmem.core.ranking import idf
+from graphmem.core.semantic import compact_form, keyword_gate, particle_stem
+from graphmem.core.spreading_graph import FloatArray
+from graphmem.settings import SemanticSettings
+from graphmem.store.projection import GraphProjection
+
+__all__ = ["SemanticLeg", "SemanticSeed", "query_weights", "synonym_cover"]
+
+_COVERAGE_HITS = 3  # the best keyword hits whose concepts count as covering the query
+_SEED_NEIGHBOURS = 3  # known words an unmatched query word may seed
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticSeed:
+    """A known concept standing in for a query concept that matched nothing by spelling."""
+
+    concept: str
+    query_concept: str
+    match: str  # "form" (same letters without spaces or hyphens) | "semantic" (closest in meaning)
+    similarity: float
+
+
+class SemanticLeg:
+    """Seeds, gate and ranking from the projection's vectors; inert when the projection has none."""
+
+    def __init__(self, settings: SemanticSettings) -> None:
+        self.settings = settings
+        self._vectors: dict[str, FloatArray] = {}
+
+    def enabled(self, projection: GraphProjection) -> bool:
+        return projection.semantic.enabled
+
+    def query_vector(self, projection: GraphProjection, query: str) -> FloatArray:
+        """The query's unit vector (the last few are kept: search and associate often ask the same)."""
+        vector = self._vectors.get(query)
+        if vector is None:
+            vector = projection.semantic.embed([query])[0].astype(np.float64)
+            if len(self._vectors) >= 256:
+                self._vectors.pop(next(iter(self._vectors)))
+            self._vectors[query] = vector
+        return vector
+
+    def seeds_for(self, projection: GraphProjection, unmatched: Sequence[str]) -> list[SemanticSeed]:
+        """Stand-ins for query concepts no known concept spells: same form first, else nearest in meaning."""
+        index = projection.semantic
+        seeds: list[SemanticSeed] = []
+        meaning: list[str] = []
+        for key in unmatched:
+            form = compact_form(key)
+            node = index.compact.get(form)
+            if node is None and particle_stem(form) is not None:
+                node = index.compact.get(particle_stem(form) or "")  # "rollback" asked, "roll back" stored
+            if node is not None and projection.names[node] != key:
+                seeds.append(SemanticSeed(projection.names[node], key, "form", 1.0))
+            elif index.enabled and key.isalpha():
+                meaning.append(key)
+        if meaning and index.words.count:
+            for key, vector in zip(meaning, index.embed(meaning), strict=True):
+                for node, similarity in index.nearest_words(vector, self.settings.seed_threshold, _SEED_NEIGHBOURS):
+                    seeds.append(SemanticSeed(projection.names[node], key, "semantic", round(similarity, 4)))
+        return seeds
+
+    def coverage(self, projection: GraphProjection, weights: dict[str, float], keyword_nodes: Sequence[int]) -> float:
+        """The largest share of the query's weight (concept → IDF) that one of the best keyword hits mentions."""
+        total = sum(weights.values())
+        if total <= 0:
+            return 1.0  # every query concept is a hub of the filter: nothing specific to look for by meaning
+        if not keyword_nodes:
+            return 0.0
+        best = 0.0
+        for node in keyword_nodes[:_COVERAGE_HITS]:
+            names = {projection.names[concept] for concept, _ in projection.concepts_of(node)}
+            best = max(best, sum(weight for concept, weight in weights.items() if concept in names) / total)
+        return best
+
+    def gate(self, coverage: float) -> float:
+        if self.settings.search_weight <= 0:
+            return 0.0
+        return keyword_gate(coverage, self.settings.gate_open, self.settings.gate_closed)
+
+    def ranking(self, projection: GraphProjection, query: str, mask: np.ndarray,
+                limit: int) -> list[tuple[int, float]]:
+        """The filter's memories by cosine with the query, best first (node, cosine)."""
+        nodes = np.flatnonzero(mask)
+        if nodes.size == 0:
+            return []
+        similarity = projection.semantic.memory_similarity(self.query_vector(projection, query), nodes)
+        if nodes.size > limit:
+            keep = np.argpartition(-similarity, limit - 1)[:limit]
+            nodes, similarity = nodes[keep], similarity[keep]
+        order = np.lexsort((nodes, -similarity))
+        # A memory that only meaning brings in must be close: below this a static cosine is topic noise
+        # ("Google ago" and "We write the worker in Go": 0.14), and an agent takes filler for a hit.
+        floor = self.settings.min_similarity
+        return [(int(nodes[i]), float(similarity[i])) for i in order if similarity[i] >= floor]
+
+
+def synonym_cover(projection: GraphProjection, needs: Sequence[str], concepts: dict[int, frozenset[str]],
+                  threshold: float) -> dict[int, dict[str, tuple[str, float]]]:
+    """Per memory node: the needs it lacks by name but mentions a word at least ``threshold`` close to,
+    with that word and its cosine ("nervous" covered by "anxious")."""
+    index = projection.semantic
+    wanted = [need for need in needs if need.isalpha()]
+    if not index.enabled or not wanted or threshold >= 1.0:
+        return {}
+    need_vectors = index.embed(wanted)
+    cover: dict[int, dict[str, tuple[str, float]]] = {}
+    for node, names in concepts.items():
+        words = [name for name in names if name in projection.concept_nodes]
+        word_nodes = np.array([projection.concept_nodes[name] for name in words], dtype=np.int64)
+        rows = index.words.rows(word_nodes) if word_nodes.size else np.zeros(0, dtype=np.int32)
+        keep = rows >= 0
+        if not keep.any():
+            continue
+        similarity = need_vectors @ index.words.vectors[rows[keep]].astype(np.float32).T
+        kept = [word for word, has in zip(words, keep.tolist(), strict=True) if has]
+        for at, need in enumerate(wanted):
+            best = int(np.argmax(similarity[at]))
+            if need not in names and similarity[at, best] >= threshold:
+                cover.setdefault(node, {})[need] = (kept[best], round(float(similarity[at, best]), 4))
+    return cover
+
+
+def query_weights(query_concepts: Sequence[str], seed_weight: dict[str, float], scope_size: int) -> dict[str, float]:
+    """Each query concept's specificity: its seed weight, or for a concept the filter lacks, the IDF of df 0."""
+    unknown = idf(0, max(scope_size, 1))
+    return {concept: seed_weight.get(concept, unknown) for concept in query_concepts
+            if not math.isclose(seed_weight.get(concept, unknown), 0.0)}

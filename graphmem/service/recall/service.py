@@ -1,0 +1,181 @@
+"""``RecallService``: ``memory_search`` and ``memory_associate`` end to end, read top to bottom.
+
+One owner per read: the query and its filters are checked here, the :class:`RecallEngine` ranks
+(keywords fused with activation, the bridge, conversation turns), the decay blends review candidates
+into a search page and marks each hit (:mod:`~graphmem.service.recall.review_blend`), composition
+picks the fewest covering sources (:mod:`~graphmem.service.recall.compose`), skills the query names are
+added (:mod:`~graphmem.service.recall.skills`), and, for callers that show them (``notes=True``: the
+MCP tools), every memory shown carries its notes (:mod:`~graphmem.service.recall.notes`), read in the
+same call.
+
+A read never writes: reinforcing what recall returned (``decay.reinforce_on_recall``) is a separate
+step the facade runs after the answer (``LifecycleService.after_recall``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, overload
+
+from graphmem.core.time import to_ms
+from graphmem.service.clock import Clock
+from graphmem.service.memories.learn_filter import LearnFilter
+from graphmem.service.recall.compose import build_composition
+from graphmem.service.recall.decay_weights import decay_params
+from graphmem.service.recall.engine import Activation, RecallEngine
+from graphmem.service.recall.notes import recall_notes
+from graphmem.service.recall.results import (
+    AssociateResult,
+    CompositionResult,
+    MemoryHit,
+    NotedAssociateResult,
+    NotedSearchResult,
+    SearchHit,
+    SearchResult,
+)
+from graphmem.service.recall.review_blend import annotate, review_page
+from graphmem.service.recall.skills import SkillHit, SkillRecall, wants
+from graphmem.service.unit_of_work import UnitOfWork
+from graphmem.service.validation import (
+    check_choice,
+    check_count,
+    check_kind,
+    check_range,
+    check_strings,
+    check_text,
+    parse_instant,
+)
+from graphmem.store.projection import VisibilityFilter
+
+__all__ = ["RecallService"]
+
+# A fused entry: (memory node, score, bm25 rank, activation rank), best first (RecallEngine.fused_ranking).
+Fused = tuple[int, float, int | None, int | None]
+
+
+class RecallService:
+    """Search and associate over the unit of work's projection (reached through the facade)."""
+
+    def __init__(self, uow: UnitOfWork, clock: Clock, engine: RecallEngine, skills: SkillRecall) -> None:
+        self.uow = uow
+        self.settings = uow.settings
+        self.clock = clock
+        self.engine = engine
+        self.skills = skills
+        self.decay = decay_params(uow.settings.decay)
+
+    def search(self, query: str, project: str | None = None, kind: str | None = None,
+               tags: Sequence[str] | None = None, limit: int = 10, offset: int = 0, as_of: Any = None,
+               include_superseded: bool = False, *, learned: LearnFilter | None = None,
+               include: str = "memories", skill_detail: str = "summary", notes: bool = False) -> SearchResult:
+        """Keywords fused with activation, a page of hits with their lifecycle fields and skills (and with
+        ``notes`` a :class:`NotedSearchResult`)."""
+        query = self.check_query(query)
+        limit = check_count("limit", limit, 1, self.settings.limits.max_results)
+        offset = check_count("offset", offset, 0, 100_000)
+        view = self.view(project, kind, tags, as_of, include_superseded, learned)
+        memories_wanted, skills_wanted = wants(include)
+        matched = self.skills.match(query, project, detail=skill_detail) if skills_wanted else ()
+        if not memories_wanted:
+            empty = SearchResult(query=query, hits=(), total_candidates=0, offset=offset, limit=limit, skills=matched)
+            return self.with_notes(empty) if notes else empty
+        self.uow.fresh()
+        now = self.clock.now_ms()
+        fused, activation = self.engine.fused_ranking(query, view, now, offset + limit)
+        page = review_page(self.uow.projection, self.settings.decay, fused, offset, limit, now)
+        hits = annotate(self.uow.projection, self.settings.decay, self.decay, self._search_hits(activation, page),
+                        now)
+        result = SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
+                              unmatched_concepts=activation.unmatched, skills=matched)
+        return self.with_notes(result) if notes else result
+
+    def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
+                  min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
+                  include_superseded: bool = False, *, learned: LearnFilter | None = None,
+                  include: str = "memories", skill_detail: str = "summary", notes: bool = False) -> AssociateResult:
+        """Spreading activation (``recall``), or the fewest memories covering the query (``composition``);
+        ``notes`` as in :meth:`search`."""
+        query = self.check_query(query)
+        check_choice("mode", mode, ("recall", "composition"))
+        max_results = check_count("max_results", max_results, 1, self.settings.limits.max_results)
+        min_coverage = check_range("min_coverage", min_coverage, 0.0, 1.0)
+        view = self.view(project, kind, None, as_of, include_superseded, learned)
+        memories_wanted, skills_wanted = wants(include)
+        matched = self.skills.match(query, project, detail=skill_detail) if skills_wanted else ()
+        if not memories_wanted:
+            result = AssociateResult(query_concepts=(), seed_nodes=(), unmatched_concepts=(), activated_count=0,
+                                     memories=(), mode=mode, skills=matched)
+        else:
+            self.uow.fresh()
+            result = self._associated(query, mode, view, max_results, min_coverage, matched)
+        return self.with_notes(result) if notes else result
+
+    @overload
+    def with_notes(self, result: SearchResult) -> NotedSearchResult: ...
+    @overload
+    def with_notes(self, result: AssociateResult) -> NotedAssociateResult: ...
+
+    def with_notes(self, result: SearchResult | AssociateResult) -> NotedSearchResult | NotedAssociateResult:
+        """``result`` with the notes of every memory it shows (unchanged when it already has them)."""
+        if isinstance(result, NotedSearchResult | NotedAssociateResult):
+            return result
+        if isinstance(result, SearchResult):
+            return NotedSearchResult(**_fields(result), notes=self._notes([hit.id for hit in result.hits]))
+        return NotedAssociateResult(**_fields(result), notes=self._notes(_shown(result.memories,
+                                                                                result.composition)))
+
+    def view(self, project: str | None, kind: str | None, tags: Sequence[str] | None, as_of: Any,
+             include_superseded: bool, learned: LearnFilter | None = None) -> VisibilityFilter:
+        """The checked visibility filter of a read (it applies before the top-k cut)."""
+        if kind is not None:
+            check_kind(kind)
+        instant = parse_instant("as_of", as_of)
+        limits = self.settings.limits
+        view = VisibilityFilter(
+            project=project, kinds=(kind,) if kind else (),
+            tags=check_strings("tags", tags, limits.max_tags, limits.max_tag_chars),
+            as_of_ms=None if instant is None else to_ms(instant), include_superseded=include_superseded)
+        return learned.narrow(view) if learned is not None else view
+
+    def check_query(self, query: str) -> str:
+        """The query, required, bounded and stripped."""
+        return (check_text("query", query, self.settings.limits.max_query_chars, required=True) or "").strip()
+
+    # -- steps ----------------------------------------------------------------------------------
+    def _search_hits(self, activation: Activation, page: list[Fused]) -> tuple[SearchHit, ...]:
+        found = self.engine.hits(activation, [node for node, *_ in page])
+        return tuple(SearchHit(id=h.id, score=round(score, 6), kind=h.type, content=h.content, project=h.project,
+                               bm25_rank=rank_b, activation_rank=rank_a, created_at=h.created_at,
+                               topic_key=h.topic_key, tags=h.tags, concepts=h.concepts)
+                     for h, (_, score, rank_b, rank_a) in zip(found, page, strict=True))
+
+    def _associated(self, query: str, mode: str, view: VisibilityFilter, max_results: int, min_coverage: float,
+                    matched: tuple[SkillHit, ...]) -> AssociateResult:
+        # Composition picks from a deeper ranking than it shows: the cover needs candidates to choose from.
+        depth = max_results if mode == "recall" else max(50, 5 * max_results)
+        now = self.clock.now_ms()
+        activation = self.engine.recall_ranking(query, self.engine.activate(query, view, now, depth), view, now,
+                                                depth)
+        composition = None
+        if mode == "composition":
+            composition = build_composition(self.engine, activation, min_coverage=min_coverage,
+                                            max_sources=max_results)
+        memories = self.engine.hits(activation, [node for node, _ in activation.ranked[:max_results]])
+        return AssociateResult(
+            query_concepts=activation.query_concepts, seed_nodes=activation.seeds,
+            unmatched_concepts=activation.unmatched, activated_count=int((activation.vector > 0).sum()),
+            memories=tuple(memories), composition=composition, mode=mode, skills=matched)
+
+    def _notes(self, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        return {memory_id: tuple(found) for memory_id, found in recall_notes(self.uow.repository, ids).items()}
+
+
+def _fields(result: SearchResult | AssociateResult) -> dict[str, Any]:
+    return {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
+
+
+def _shown(memories: Sequence[MemoryHit], composition: CompositionResult | None) -> list[str]:
+    """The memories an answer shows: the ranked ones, or in composition mode the chosen sources."""
+    shown = memories if composition is None else composition.sources
+    return [m.id for m in shown]

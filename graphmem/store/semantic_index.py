@@ -1,0 +1,191 @@
+"""The projection's semantic part: a vector per memory and per word concept, and the relatedness edges.
+
+Like the rest of the projection this is derived data, rebuilt from the rows (texts and concept keys) and the
+pinned model, never written back as truth. Word vectors are stored as float16 (half the bytes; cosines move
+by about 1e-3) and memories' as float32, memories' by memory row and words' by concept row, so concept nodes
+cost nothing when they are phrases or identifiers, which have no vector of their own.
+
+Word concepts (a single word: a term or a one-word entity) get relatedness edges to their ``related_k``
+nearest words with cosine ≥ ``related_threshold``: "nervous" ↔ "anxious", "party" ↔ "celebration". Forms of
+one concept ("roll back", "rollback") are joined by an edge of ``join_weight`` whatever their kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from graphmem.core.semantic import compact_form, nearest_pairs, particle_stem
+from graphmem.settings import SemanticSettings
+
+__all__ = ["Embedder", "SemanticIndex", "word_concept"]
+
+Vectors = npt.NDArray[np.float32]
+_VECTOR = np.float16
+_WORD_KINDS = frozenset({"term", "entity"})
+
+
+class Embedder(Protocol):
+    dimensions: int
+
+    def embed(self, texts: list[str]) -> Vectors: ...
+
+
+def word_concept(key: str, kind: str) -> bool:
+    """Whether a concept gets a vector: one word of prose (identifiers and code parts have no meaning to embed)."""
+    return kind in _WORD_KINDS and " " not in key and key.isalpha()
+
+
+class _Rows:
+    """Vectors by row, with a node → row map; both grow by doubling."""
+
+    def __init__(self, dimensions: int, dtype: type[np.floating[Any]] = _VECTOR) -> None:
+        self.vectors = np.zeros((0, dimensions), dtype=dtype)
+        self.nodes = np.zeros(0, dtype=np.int64)  # row → node
+        self.row_of = np.full(0, -1, dtype=np.int32)  # node → row (-1: none)
+        self.count = 0
+
+    def add(self, nodes: Sequence[int], vectors: Vectors) -> npt.NDArray[np.int64]:
+        start, stop = self.count, self.count + len(nodes)
+        if stop > len(self.vectors):
+            grown = np.zeros((max(stop, 2 * len(self.vectors), 256), self.vectors.shape[1]), dtype=self.vectors.dtype)
+            grown[:start] = self.vectors[:start]
+            self.vectors = grown
+            self.nodes = np.resize(self.nodes, len(grown))
+        self.vectors[start:stop] = vectors
+        node_array = np.asarray(nodes, dtype=np.int64)
+        self.nodes[start:stop] = node_array
+        if node_array.size and node_array.max() >= len(self.row_of):
+            grown_map = np.full(max(int(node_array.max()) + 1, 2 * len(self.row_of), 1024), -1, dtype=np.int32)
+            grown_map[: len(self.row_of)] = self.row_of
+            self.row_of = grown_map
+        self.row_of[node_array] = np.arange(start, stop, dtype=np.int32)
+        self.count = stop
+        return np.arange(start, stop, dtype=np.int64)
+
+    def rows(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:
+        inside = nodes < len(self.row_of)
+        rows = np.full(nodes.shape, -1, dtype=np.int32)
+        rows[inside] = self.row_of[nodes[inside]]
+        return rows
+
+    def active(self) -> np.ndarray:
+        return self.vectors[: self.count]
+
+    def state(self, prefix: str) -> dict[str, np.ndarray]:
+        return {f"{prefix}_vectors": self.active(), f"{prefix}_nodes": self.nodes[: self.count]}
+
+    def restore(self, vectors: np.ndarray, nodes: np.ndarray) -> None:
+        self.count = 0
+        self.add(nodes.astype(np.int64).tolist(), vectors.astype(np.float32))
+
+
+class SemanticIndex:
+    """Memory and word vectors of one projection; None-safe: without an embedder every query is empty."""
+
+    def __init__(self, embedder: Embedder | None, settings: SemanticSettings) -> None:
+        self.embedder = embedder if settings.enabled else None
+        self.settings = settings
+        dimensions = self.embedder.dimensions if self.embedder is not None else 1
+        # Memories' vectors stay float32: search multiplies the filter's rows by the query on every gated
+        # call, and a float16 copy to float32 first cost more than the product.
+        self.memories = _Rows(dimensions, np.float32)
+        self.words = _Rows(dimensions)
+        self.compact: dict[str, int] = {}  # compact form → the first concept node spelled that way
+        self._compounds: dict[str, list[int]] = {}  # a verb not yet known → its one-word phrasal forms
+
+    @property
+    def enabled(self) -> bool:
+        return self.embedder is not None
+
+    def embed(self, texts: list[str]) -> Vectors:
+        assert self.embedder is not None
+        return self.embedder.embed(texts)
+
+    # -- following the rows ---------------------------------------------------------------------
+    def add_memories(self, nodes: Sequence[int], texts: Sequence[str]) -> None:
+        if self.embedder is not None and nodes:
+            self.memories.add(nodes, self.embedder.embed(list(texts)))
+
+    def add_concepts(self, nodes: Sequence[int], keys: Sequence[str],
+                     kinds: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Index new concepts; returns the undirected edges (a, b, weight) they bring: joins and relatedness."""
+        joins = self._joins(nodes, keys)
+        if self.embedder is None:
+            return joins
+        words = [(node, key) for node, key, kind in zip(nodes, keys, kinds, strict=True) if word_concept(key, kind)]
+        if not words:
+            return joins
+        rows = self.words.add([node for node, _ in words], self.embedder.embed([key for _, key in words]))
+        pool = self.words.active()
+        new_rows, pool_rows, cosine = nearest_pairs(pool[rows], pool, self.settings.related_k,
+                                                    self.settings.related_threshold, new_offset=int(rows[0]))
+        # An edge between two new words is found from both ends: keep it once.
+        pool_nodes = self.words.nodes[pool_rows]
+        new_nodes = self.words.nodes[rows[new_rows]]
+        once = (pool_rows < rows[0]) | (new_nodes < pool_nodes)
+        related = (new_nodes[once], pool_nodes[once], self.settings.related_weight * cosine[once])
+        return tuple(np.concatenate([j, r]) for j, r in zip(joins, related, strict=True))  # type: ignore[return-value]
+
+    def _joins(self, nodes: Sequence[int], keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        a: list[int] = []
+        b: list[int] = []
+        for node, key in zip(nodes, keys, strict=True):
+            form = compact_form(key)
+            first = self.compact.setdefault(form, node)
+            if first != node and len(form) > 2:  # "a b" → "ab" joins nothing meaningful
+                a.append(node)
+                b.append(first)
+            stem = particle_stem(form)
+            if stem is not None and stem in self.compact:  # "rollback" arrives after "roll"
+                a.append(node)
+                b.append(self.compact[stem])
+            for compound in self._compounds.pop(form, ()):  # "roll" arrives after "rollback"
+                a.append(node)
+                b.append(compound)
+            if stem is not None and stem not in self.compact:
+                self._compounds.setdefault(stem, []).append(node)
+        return (np.array(a, dtype=np.int64), np.array(b, dtype=np.int64),
+                np.full(len(a), self.settings.join_weight))
+
+    # -- queries --------------------------------------------------------------------------------
+    def memory_similarity(self, query: npt.NDArray[np.floating[Any]],
+                          nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        """Cosine of each memory node with the query vector (0 for a memory without a vector)."""
+        rows = self.memories.rows(nodes)
+        result = np.zeros(len(nodes))
+        has = rows >= 0
+        if has.any():
+            result[has] = self.memories.vectors[rows[has]] @ query.astype(np.float32)
+        return result
+
+    def nearest_words(self, vector: Vectors, threshold: float, k: int) -> list[tuple[int, float]]:
+        """Word concept nodes at least ``threshold`` close to ``vector``, closest first."""
+        if self.words.count == 0:
+            return []
+        _, cols, cosine = nearest_pairs(vector[None, :], self.words.active(), k, threshold)
+        return [(int(self.words.nodes[c]), float(s)) for c, s in zip(cols, cosine, strict=True)]
+
+    def word_similarity(self, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        """Cosine matrix between word concept nodes ``a`` and ``b`` (0 where either has no vector)."""
+        rows_a, rows_b = self.words.rows(a), self.words.rows(b)
+        va = self.words.vectors[np.maximum(rows_a, 0)].astype(np.float32)
+        vb = self.words.vectors[np.maximum(rows_b, 0)].astype(np.float32)
+        matrix = (va @ vb.T).astype(np.float64)
+        matrix[rows_a < 0, :] = 0.0
+        matrix[:, rows_b < 0] = 0.0
+        return matrix
+
+    # -- snapshots ------------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        return self.memories.state("semantic_memory") | self.words.state("semantic_word")
+
+    def restore(self, arrays: dict[str, np.ndarray], compact_keys: dict[str, int]) -> None:
+        if self.embedder is None or "semantic_memory_vectors" not in arrays:
+            return
+        self.memories.restore(arrays["semantic_memory_vectors"], arrays["semantic_memory_nodes"])
+        self.words.restore(arrays["semantic_word_vectors"], arrays["semantic_word_nodes"])
+        self.compact = compact_keys

@@ -1,0 +1,126 @@
+"""Static text embeddings: meaning on a CPU in microseconds, with nothing downloaded.
+
+The vectors are WordLlama's ``l2_supercat`` token table (32k Llama-2 sub-word tokens × 256 dimensions, a
+16 MB safetensors file) shipped inside the ``wordllama`` wheel on PyPI. A text's vector is the mean of its
+word tokens' vectors (tokens with a letter), L2-normalised, so cosine is a dot product. Only the two data
+files are read here, with ``tokenizers`` and ``safetensors`` (the package's own loader would reach for the
+network when a file is missing); both files are pinned by SHA-256, so a changed wheel fails loudly instead
+of silently changing every ranking. Licence and size: docs/retrieval.md ("The semantic signal").
+
+Measured (docs/retrieval.md): 14,700 texts/s in batches and 0.07 ms for one text on one core.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["EmbeddingUnavailable", "StaticEmbedder", "load_embedder"]
+
+Vectors = npt.NDArray[np.float32]
+
+_WEIGHTS = ("weights/l2_supercat_256.safetensors",
+            "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5")
+_TOKENIZER = ("tokenizers/l2_supercat_tokenizer_config.json",
+              "93248f2a9ec36c7b35f700a033d5f36228aae48db61aee31007fa49062cdeb68")
+_TENSOR = "embedding.weight"
+_BATCH = 512  # texts per tokenizer call: long enough to amortise the call, short enough to bound padding
+_MAX_TOKENS = 2048  # a 50,000-character memory is cut here: its mean is settled long before
+
+
+class EmbeddingUnavailable(RuntimeError):
+    """The model data is not installed, or does not match its pinned hash."""
+
+
+class StaticEmbedder:
+    """Mean-pooled static token embeddings (float32, unit length; zeros for a text with no tokens).
+
+    Examples
+    --------
+    >>> embedder = load_embedder()
+    >>> vectors = embedder.embed(["I feel nervous", "I feel anxious", "the invoice total"])
+    >>> bool(vectors[0] @ vectors[1] > vectors[0] @ vectors[2])
+    True
+    """
+
+    def __init__(self, table: Vectors, tokenizer: Any) -> None:
+        self.table = np.ascontiguousarray(table, dtype=np.float32)
+        self.tokenizer = tokenizer
+        self.dimensions = int(self.table.shape[1])
+        # Digits and punctuation carry no meaning in a static table, and every memory has some: the
+        # "(2023-12-25)" of a dated memory is twelve tokens. Pooling only tokens with a letter lifted
+        # cosine-alone R@5 from 0.507 to 0.548 on the conversation-context set, and no set lost.
+        self.meaningful = np.zeros(len(self.table), dtype=bool)
+        for token, index in tokenizer.get_vocab().items():
+            if index < len(self.table) and any(ch.isalpha() for ch in token.lstrip("\u2581")):
+                self.meaningful[index] = True
+
+    def embed(self, texts: list[str]) -> Vectors:
+        """One unit vector per text (rows of zeros for texts without a token)."""
+        result = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for start in range(0, len(texts), _BATCH):
+            encodings = self.tokenizer.encode_batch(texts[start:start + _BATCH], add_special_tokens=False)
+            for offset, encoding in enumerate(encodings):
+                ids = np.asarray(encoding.ids[:_MAX_TOKENS], dtype=np.int64)
+                words = ids[self.meaningful[ids]]
+                ids = words if words.size else ids
+                if ids.size:
+                    result[start + offset] = self.table[ids].mean(axis=0)
+        norms = np.linalg.norm(result, axis=1, keepdims=True)
+        np.divide(result, norms, out=result, where=norms > 0)
+        return result
+
+    def embed_one(self, text: str) -> Vectors:
+        """The unit vector of one text."""
+        vector: Vectors = self.embed([text])[0]
+        return vector
+
+
+_LOCK = threading.Lock()
+_LOADED: dict[str, StaticEmbedder] = {}
+
+
+def load_embedder() -> StaticEmbedder:
+    """The process's embedder, loaded once from the installed ``wordllama`` package's data files.
+
+    Raises :class:`EmbeddingUnavailable` when the package is missing or a file's hash differs.
+    """
+    with _LOCK:
+        if "default" not in _LOADED:
+            _LOADED["default"] = _load()
+        return _LOADED["default"]
+
+
+def _package_dir() -> Path:
+    spec = importlib.util.find_spec("wordllama")  # locate without importing it (it pulls in requests)
+    if spec is None or spec.origin is None:
+        raise EmbeddingUnavailable("the semantic signal needs the 'wordllama' package: pip install wordllama")
+    return Path(spec.origin).parent
+
+
+def _verified(root: Path, relative: str, digest: str) -> Path:
+    path = root / relative
+    if not path.is_file():
+        raise EmbeddingUnavailable(f"model file missing: {path}")
+    actual = hashlib.sha256(path.read_bytes()).hexdigest()
+    if actual != digest:
+        raise EmbeddingUnavailable(f"model file {path} has SHA-256 {actual}, expected the pinned {digest}")
+    return path
+
+
+def _load() -> StaticEmbedder:
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    root = _package_dir()
+    table = load_file(str(_verified(root, *_WEIGHTS)))[_TENSOR]
+    tokenizer = Tokenizer.from_file(str(_verified(root, *_TOKENIZER)))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return StaticEmbedder(table, tokenizer)

@@ -1,0 +1,181 @@
+"""The keyword leg alone (``graphmem.store.fulltext.rank``) on one store's memories, on SQLite and PostgreSQL.
+
+The memories of a store that ``scripts/bench_scale.py --keep DIR`` kept are read from its SQLite file; the
+PostgreSQL side copies their seq, content and project into a private server's ``memory`` table with the
+same generated tsvector and GIN index the store builds (``fulltext.ensure_index``), so both databases rank
+the same texts. The queries are drawn as the scale bench draws them (half agent notes, half chat turns).
+
+Each query runs through the current ``rank`` and, on PostgreSQL, through the BM25 SQL of an older tree
+(``--baseline-tree``, e.g. a ``git archive`` of main) on the same connection, in turns, and the two
+rankings are compared (same seqs, scores within 1e-9).
+
+    python scripts/bench_keywords.py --store ~/scale-stores/scale-100000.db --baseline-tree /tmp/base
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import io
+import random
+import sqlite3
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(_HERE))
+
+import conversation_synthetic  # noqa: E402
+import synthetic  # noqa: E402
+
+__all__ = ["common_words", "main"]
+
+_LIMIT = 100  # the engine asks the keyword leg for fusion.candidates (100) hits
+
+
+def _rows(store: Path) -> list[tuple[int, str, str]]:
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as connection:
+        return [(int(seq), str(content), str(project or "")) for seq, content, project in
+                connection.execute("SELECT seq, content, project_key FROM memory ORDER BY seq")]
+
+
+def _queries(rows: list[tuple[int, str, str]], count: int) -> list[str]:
+    chats = [{"content": c} for _, c, _ in rows if ": " in c and "(said on" in c]
+    notes = [{"content": c} for _, c, _ in rows if not (": " in c and "(said on" in c)]
+    half = count // 2
+    picked = synthetic.queries(notes, half, seed=3) + conversation_synthetic.queries(chats, count - half, seed=4)
+    random.Random(5).shuffle(picked)
+    return [query for query in picked if query.strip()]
+
+
+def _timed(fn: Callable[[str], Any], queries: list[str]) -> tuple[float, float, list[Any]]:
+    samples, results = [], []
+    for query in queries[:5]:
+        fn(query)
+    for query in queries:
+        start = time.perf_counter()
+        results.append(fn(query))
+        samples.append((time.perf_counter() - start) * 1000)
+    samples.sort()
+    return statistics.median(samples), samples[int(0.95 * (len(samples) - 1))], results
+
+
+def _same(a: list[list[tuple[int, float]]], b: list[list[tuple[int, float]]]) -> str:
+    """How many queries rank the same: the same scores in order (within 1e-9) and the same seqs apart from
+    the order of ties (the SQL orders by score alone, so equal scores come in any order)."""
+    same = sum(len(x) == len(y) and all(abs(p - q) < 1e-9 for (_, p), (_, q) in zip(x, y, strict=True))
+               and _untied(x) == _untied(y) for x, y in zip(a, b, strict=True))
+    return f"{same} of {len(a)}"
+
+
+def _untied(ranking: list[tuple[int, float]]) -> set[int]:
+    """The seqs whose score no other hit shares, and every seq above the last score (a tie at the cut may
+    keep different members)."""
+    last = ranking[-1][1] if ranking else 0.0
+    return {seq for seq, score in ranking if abs(score - last) >= 1e-9}
+
+
+def _load_postgres(url: str, rows: list[tuple[int, str, str]]) -> Any:
+    from sqlalchemy import create_engine, text
+
+    from graphmem.store import fulltext
+
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1) if "+" not in url else url)
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE memory (seq bigint PRIMARY KEY, content text NOT NULL, "
+                                "project_key text NOT NULL DEFAULT '')"))
+        cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        buffer = io.StringIO("".join(f"{seq}\t{_tsv(content)}\t{_tsv(project)}\n" for seq, content, project in rows))
+        with cursor.copy("COPY memory (seq, content, project_key) FROM STDIN") as copy:
+            copy.write(buffer.getvalue())
+        fulltext.ensure_index(connection)
+        connection.execute(text("ANALYZE memory"))
+    return engine
+
+
+def _tsv(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _module(tree: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("baseline_fulltext", tree / "graphmem" / "store" / "fulltext.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def common_words(store: Path, queries: list[str], share: float = 0.05) -> dict[str, set[str]]:
+    """Per query, the words in more than ``share`` of the memories: the keyword leg leaves them out of the
+    match when the filter is larger than ``fusion.bm25_guard_scope`` (``KeywordLeg._common_words``, which
+    reads the concepts' document frequency; here FTS5's, for the same words)."""
+    from nlp.query import query_terms
+
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as connection:
+        total = connection.execute("SELECT count(*) FROM memory").fetchone()[0]
+        words = {word for query in queries for word in query_terms(query)}
+        df = {word: connection.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?",
+                                       ['content : "' + word.replace('"', '""') + '"']).fetchone()[0]
+              for word in words}
+    return {query: {w for w in query_terms(query) if df[w] > share * total} for query in queries}
+
+
+def _bench(name: str, connection: Any, queries: list[str], baseline: ModuleType | None,
+           skip: dict[str, set[str]]) -> list[str]:
+    from graphmem.store import fulltext
+
+    lines = []
+    for label, skipped in (("every word", {q: set() for q in queries}), ("common words left out", skip)):
+        p50, p95, current = _timed(lambda q, s=skipped: fulltext.rank(connection, q, _LIMIT, skip_terms=s[q]),
+                                   queries)
+        lines.append(f"| {name}, {label} | {p50:.2f} / {p95:.2f} | |")
+        if baseline is not None:
+            b50, b95, before = _timed(
+                lambda q, s=skipped: baseline.rank(connection, q, _LIMIT, skip_terms=s[q]), queries)
+            lines[-1] = (f"| {name}, {label} | {p50:.2f} / {p95:.2f} | {b50:.2f} / {b95:.2f} "
+                         f"(same rankings: {_same(current, before)}) |")
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, required=True, help="a SQLite store (e.g. bench_scale.py --keep)")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--baseline-tree", type=Path, help="also time this tree's graphmem/store/fulltext.py")
+    parser.add_argument("--jit", choices=["on", "off", "both"], default="both",
+                        help="PostgreSQL: time with the JIT compiler on, off, or both")
+    parser.add_argument("--backends", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"])
+    args = parser.parse_args()
+    rows = _rows(args.store)
+    queries = _queries(rows, args.queries)
+    baseline = _module(args.baseline_tree) if args.baseline_tree else None
+    skip = common_words(args.store, queries)
+    print(f"{len(rows):,} memories, {len(queries)} queries")
+    print("| keyword leg (fulltext.rank, 100 hits) | p50 / p95 (ms) | baseline tree p50 / p95 (ms) |")
+    print("|---|---|---|")
+    if "sqlite" in args.backends:
+        from sqlalchemy import create_engine
+
+        engine = create_engine(f"sqlite:///{args.store}")
+        with engine.connect() as connection:
+            print("\n".join(_bench("sqlite", connection, queries, baseline, skip)))
+    if "postgres" in args.backends:
+        from private_postgres import create_database, private_server
+
+        with private_server() as server:
+            engine = _load_postgres(f"{server}/{create_database(server)}", rows)
+            with engine.connect() as connection:
+                for jit in (["on", "off"] if args.jit == "both" else [args.jit]):
+                    connection.exec_driver_sql(f"SET jit = {jit}")
+                    print("\n".join(_bench(f"postgres, jit {jit}", connection, queries, baseline, skip)))
+            engine.dispose()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""The static embedding model loads offline from the installed package, pinned by hash, and carries meaning."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nlp import embedding
+from nlp.embedding import EmbeddingUnavailable, load_embedder
+
+
+def test_synonyms_are_closer_than_unrelated_words():
+    embedder = load_embedder()
+    nervous, anxious, invoice = embedder.embed(["nervous", "anxious", "invoice"])
+    assert nervous @ anxious > nervous @ invoice + 0.2
+    party = embedder.embed_one("New Year's Eve party")
+    assert party @ embedder.embed_one("Christmas party") > party @ embedder.embed_one("a failing unit test")
+
+
+def test_vectors_are_unit_length_and_empty_text_is_zero():
+    vectors = load_embedder().embed(["Roll back a bad release", ""])
+    assert np.isclose(np.linalg.norm(vectors[0]), 1.0, atol=1e-5)
+    assert not vectors[1].any()
+
+
+def test_a_model_file_that_differs_from_its_pin_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "weights").mkdir()
+    (tmp_path / "weights" / "l2_supercat_256.safetensors").write_bytes(b"not the pinned weights")
+    monkeypatch.setattr(embedding, "_package_dir", lambda: tmp_path)
+    with pytest.raises(EmbeddingUnavailable, match="expected the pinned"):
+        embedding._load()
+
+
+def test_a_missing_package_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(embedding.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(EmbeddingUnavailable, match="pip install wordllama"):
+        embedding._package_dir()
