@@ -44,8 +44,9 @@ class Servers:
 
 @pytest.fixture
 async def servers(tmp_path: Path, extractor: Any, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Servers]:
-    monkeypatch.chdir(tmp_path)  # a brief's root "." is the server's working directory
-    settings = Settings.load(db=str(tmp_path / "memory.db"), environ={})
+    monkeypatch.chdir(tmp_path)  # a brief's root "." is the server's working directory, the project's folder
+    (tmp_path / ".graphmem").mkdir()
+    settings = Settings.load(db=str(tmp_path / ".graphmem" / "memory.db"), environ={})
     service = MemoryService(settings, extractor=extractor)
     try:
         async with AsyncExitStack() as stack:
