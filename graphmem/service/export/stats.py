@@ -130,9 +130,15 @@ def _communities(undirected: sp.csr_array, names: list[str], df: np.ndarray, is_
             "modularity": round(float(modularity), 4), "largest": largest}
 
 
+# Three edge counts that differ on purpose: the stored co-occurrence rows (projected only with
+# activation.cooccurrence), the recall matrix's entries (each edge both ways), and the graph statistics' edges.
+_LABELS = {"concept_edges": "co-occurrence rows", "graph_edges": "graph matrix entries (each edge both ways)"}
+
+
 def render_stats(status: dict[str, Any]) -> str:
     """Readable text of ``MemoryService.status()`` with its ``graph`` statistics."""
-    lines = [f"{key.replace('_', ' ')}: {_readable(value)}" for key, value in status.items() if key != "graph"]
+    lines = [f"{_LABELS.get(key, key.replace('_', ' '))}: {_readable(value)}" for key, value in status.items()
+             if key != "graph"]
     graph = status.get("graph")
     if graph:
         stats = graph if isinstance(graph, dict) else {f: getattr(graph, f) for f in GraphStats.__slots__}
