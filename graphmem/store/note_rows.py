@@ -33,7 +33,7 @@ def note_rows(engine: Engine, ids: Sequence[str], conflicting: frozenset[str]
               ) -> tuple[dict[str, str], list[NoteRelation]]:
     """``(memory id → the id that supersedes it, the pending or judged-``conflicting`` relations that
     touch any of ids, by id)``."""
-    memory, relation = MemoryRow.__table__.c, RelationRow.__table__.c  # type: ignore[attr-defined]
+    memory, relation = MemoryRow.__table__.c, RelationRow.__table__.c
     superseded: dict[str, str] = {}
     relations: dict[str, NoteRelation] = {}
     noted = or_(relation.status == "pending", and_(relation.status == "judged", relation.type.in_(conflicting)))
