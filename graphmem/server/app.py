@@ -47,8 +47,8 @@ class GraphmemServer(MCPServer[AppContext]):
     _listed: list[Tool] | None = None
 
     async def list_tools(self) -> list[Tool]:
-        # The listing is the same until a tool is added or removed, and compacting every schema costs
-        # about 2 ms in ``core`` and 15 ms in ``full``: compact once.
+        # The listing is the same until a tool is added or removed, and compacting every schema cost
+        # 0.3 ms of CPU in ``core`` and 2 ms in ``full`` (15 ms wall on a loaded machine): compact once.
         if self._listed is None:
             self._listed = [self._compacted(tool) for tool in await super().list_tools()]
         return list(self._listed)

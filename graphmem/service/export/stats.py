@@ -16,7 +16,6 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from graphmem.store.projection import CONCEPT, GraphProjection
 
@@ -95,6 +94,10 @@ def _top_concepts(names: list[str], df: np.ndarray, degree: np.ndarray, is_conce
 def _components(undirected: sp.csr_array) -> dict[str, Any]:
     if undirected.shape[0] == 0:
         return {"count": 0, "largest": 0, "sizes": []}
+    # Imported here: scipy.sparse.csgraph pulls in scipy.sparse.linalg and scipy.linalg (about 50 ms), and
+    # every process that builds the service imports this module, the MCP server before its first answer.
+    from scipy.sparse.csgraph import connected_components
+
     count, labels = connected_components(undirected, directed=False)
     sizes = sorted(np.bincount(labels).tolist(), reverse=True)
     return {"count": int(count), "largest": sizes[0], "sizes": sizes[:_TOP]}
