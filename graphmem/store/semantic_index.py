@@ -7,7 +7,10 @@ phrases or identifiers, which have no vector of their own.
 
 Word concepts (a single word: a term or a one-word entity) get relatedness edges to their ``related_k``
 nearest words with cosine ≥ ``related_threshold``: "nervous" ↔ "anxious", "party" ↔ "celebration". Forms of
-one concept ("roll back", "rollback") are joined by an edge of ``join_weight`` whatever their kind.
+one concept spelled apart ("roll-back", "rollback"; "e-mail", "email") are joined by an edge of ``join_weight``
+whatever their kind. A one-word phrasal form is not joined to its verb: "rollback" and "rollout" would meet
+through "roll" (the extractor keeps only the verb of "roll back" and "roll out"); the query side maps an
+unknown "rollback" to "roll" instead (recall/semantic.py).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.core.semantic import compact_form, nearest_pairs, particle_stem
+from graphmem.core.semantic import compact_form, nearest_pairs
 from graphmem.settings import SemanticSettings
 
 __all__ = ["Embedder", "SemanticIndex", "word_concept"]
@@ -98,7 +101,6 @@ class SemanticIndex:
         self.memories = _Rows(dimensions)
         self.words = _Rows(dimensions)
         self.compact: dict[str, int] = {}  # compact form → the first concept node spelled that way
-        self._compounds: dict[str, list[int]] = {}  # a verb not yet known → its one-word phrasal forms
         # Texts waiting for the model (it loads in the background, so opening a store and answering
         # `initialize` never wait for it); embedded on the first read that needs vectors.
         self._pending_memories: list[tuple[int, str]] = []
@@ -169,15 +171,7 @@ class SemanticIndex:
             if first != node and len(form) > 2:  # "a b" → "ab" joins nothing meaningful
                 a.append(node)
                 b.append(first)
-            stem = particle_stem(form)
-            if stem is not None and stem in self.compact:  # "rollback" arrives after "roll"
-                a.append(node)
-                b.append(self.compact[stem])
-            for compound in self._compounds.pop(form, ()):  # "roll" arrives after "rollback"
-                a.append(node)
-                b.append(compound)
-            if stem is not None and stem not in self.compact:
-                self._compounds.setdefault(stem, []).append(node)
+
         return (np.array(a, dtype=np.int64), np.array(b, dtype=np.int64),
                 np.full(len(a), self.settings.join_weight))
 

@@ -123,10 +123,13 @@ class SemanticLeg:
 
 def synonym_cover(projection: GraphProjection, needs: Sequence[str], concepts: dict[int, frozenset[str]],
                   threshold: float) -> dict[int, dict[str, tuple[str, float]]]:
-    """Per memory node: the needs it lacks by name but mentions a word at least ``threshold`` close to,
-    with that word and its cosine ("nervous" covered by "anxious")."""
+    """Per memory node: the needs no candidate mentions by name that it mentions a word at least
+    ``threshold`` close to, with that word and its cosine ("anxious" covered by "nervous")."""
     index = projection.semantic
-    wanted = [need for need in needs if need.isalpha()]
+    # A synonym stands in only where no candidate mentions the need itself: static vectors of words that
+    # share a sub-word ("rollback", "rollout") are close, and a direct mention is always the better source.
+    mentioned = frozenset().union(*concepts.values()) if concepts else frozenset()
+    wanted = [need for need in needs if need.isalpha() and need not in mentioned]
     if not index.enabled or not wanted or threshold >= 1.0:
         return {}
     need_vectors = index.embed(wanted)
