@@ -101,6 +101,7 @@ class SemanticIndex:
         self.memories = _Rows(dimensions)
         self.words = _Rows(dimensions)
         self.compact: dict[str, int] = {}  # compact form → the first concept node spelled that way
+        self.edge_counts = {"form": 0, "related": 0}  # undirected edges this index added to the graph
         # Texts waiting for the model (it loads in the background, so opening a store and answering
         # `initialize` never wait for it); embedded on the first read that needs vectors.
         self._pending_memories: list[tuple[int, str]] = []
@@ -147,6 +148,7 @@ class SemanticIndex:
         words = [(node, key) for node, key, kind in zip(nodes, keys, kinds, strict=True) if word_concept(key, kind)]
         if not words:
             return joins
+        self.edge_counts["form"] += len(joins[0])
         if self._deferred():
             self._pending_words.extend(words)
             return joins
@@ -160,6 +162,7 @@ class SemanticIndex:
         new_nodes = self.words.nodes[rows[new_rows]]
         once = (pool_rows < rows[0]) | (new_nodes < pool_nodes)
         related = (new_nodes[once], pool_nodes[once], self.settings.related_weight * cosine[once])
+        self.edge_counts["related"] += int(once.sum())
         return tuple(np.concatenate([j, r]) for j, r in zip(joins, related, strict=True))  # type: ignore[return-value]
 
     def _joins(self, nodes: Sequence[int], keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -219,9 +222,11 @@ class SemanticIndex:
         self.flush()
         return self.memories.state("semantic_memory") | self.words.state("semantic_word")
 
-    def restore(self, arrays: dict[str, np.ndarray], compact_keys: dict[str, int]) -> None:
+    def restore(self, arrays: dict[str, np.ndarray], compact_keys: dict[str, int],
+                edge_counts: dict[str, int]) -> None:
+        self.compact = compact_keys
+        self.edge_counts = {**self.edge_counts, **edge_counts}
         if self.embedder is None or "semantic_memory_vectors" not in arrays:
             return
         self.memories.restore(arrays["semantic_memory_vectors"], arrays["semantic_memory_nodes"])
         self.words.restore(arrays["semantic_word_vectors"], arrays["semantic_word_nodes"])
-        self.compact = compact_keys

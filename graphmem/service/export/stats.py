@@ -59,17 +59,25 @@ def graph_stats(projection: GraphProjection, community_limit: int = 20_000) -> G
     return GraphStats(
         nodes=len(types), edges=int(undirected.nnz // 2), memories=int((~is_concept).sum()),
         concepts=int(is_concept.sum()), concept_kinds=dict(sorted(concept_kinds.items())),
-        edge_families=_edge_families(undirected, is_concept), degree=_degree_summary(degree),
+        edge_families=_edge_families(undirected, is_concept, dict(projection.semantic.edge_counts)),
+        degree=_degree_summary(degree),
         top_concepts=_top_concepts(names, df, degree, is_concept),
         components=_components(undirected), orphans=_orphans(names, degree, is_concept),
         communities=_communities(undirected, names, df, is_concept, community_limit))
 
 
-def _edge_families(undirected: sp.csr_array, is_concept: np.ndarray) -> dict[str, int]:
+def _edge_families(undirected: sp.csr_array, is_concept: np.ndarray, semantic: dict[str, int]) -> dict[str, int]:
+    """Edges by the kinds of their ends; concept–concept edges split into co-occurrence and the semantic
+    index's form joins and relatedness edges (it counts what it adds; a pair of both kinds counts once)."""
     upper = sp.triu(undirected, k=1).tocoo()
     a, b = is_concept[upper.row], is_concept[upper.col]
-    return {"mention": int((a != b).sum()), "cooccurrence": int((a & b).sum()),
-            "relation": int((~a & ~b).sum())}
+    between_concepts = int((a & b).sum())
+    form = min(semantic.get("form", 0), between_concepts)
+    related = min(semantic.get("related", 0), between_concepts - form)
+    families = {"mention": int((a != b).sum()), "cooccurrence": between_concepts - form - related}
+    if form or related:
+        families |= {"form": form, "related": related}
+    return families | {"relation": int((~a & ~b).sum())}
 
 
 def _degree_summary(degree: np.ndarray) -> dict[str, Any]:
