@@ -167,6 +167,8 @@ class HttpSettings(BaseModel):
     max_body_bytes: int = Field(1_048_576, ge=1_024, le=64 * 1_048_576, description="per-request body limit")
     request_timeout_s: float = Field(60.0, gt=0.0, le=3_600.0,
                                      description="a request not answered by then gets a JSON-RPC error")
+    header_timeout_s: float = Field(10.0, gt=0.0, le=600.0,
+                                    description="a connection whose request line and headers take longer is closed")
 
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod

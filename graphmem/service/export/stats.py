@@ -76,7 +76,7 @@ def _edge_families(undirected: sp.csr_array, is_concept: np.ndarray, semantic: d
     related = min(semantic.get("related", 0), between_concepts - form)
     families = {"mention": int((a != b).sum()), "cooccurrence": between_concepts - form - related}
     if form or related:
-        families |= {"form": form, "related": related}
+        families |= {"same_form": form, "related_concept": related}
     return families | {"relation": int((~a & ~b).sum())}
 
 
