@@ -84,8 +84,10 @@ def associate_out(service: MemoryService, result: AssociateResult, detail: str) 
     if result.composition is not None:
         composition = result.composition
         out.composition = CompositionOut.model_validate(
-            {**{f: getattr(composition, f) for f in CompositionOut.model_fields if f != "source_ids"},
-             "source_ids": [s.id for s in composition.sources]})
+            {**{f: getattr(composition, f) for f in CompositionOut.model_fields
+                if f not in {"source_ids", "covered_by"}},
+             "source_ids": [s.id for s in composition.sources],
+             "covered_by": {c.need: c.concept for c in composition.covered_by}})
     return out
 
 
@@ -149,8 +151,8 @@ def memory_associate(
     include: Include = "memories",
     skill_detail: SkillDetail = "summary",
 ) -> Annotated[CallToolResult, AssociateOut]:
-    """Spreading activation from the query's concepts: finds memories related by concepts when keywords
-    miss them, and explains each hit."""
+    """Spreading activation from the query's concepts, and meaning where the words differ: finds memories
+    keywords miss, and explains each hit."""
     service = service_of(ctx)
     with tool_errors():
         result = service.associate(query, mode, project, max_results, min_coverage, as_of=as_of,

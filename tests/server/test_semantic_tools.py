@@ -29,3 +29,11 @@ async def test_a_one_word_form_is_matched_to_the_spaced_form(client):
     assert result["unmatched_concepts"] == []
     assert "Roll back" in result["memories"][0]["content"]
     assert "rollback" not in result["composition"]["gaps"]
+
+
+async def test_composition_says_which_concept_covered_a_need_by_meaning(client):
+    for text in MEMORIES:
+        await call(client, "memory_store", content=text)
+    result = await call(client, "memory_associate", query="Bart anxious", mode="composition")
+    assert result["composition"]["covered_by"] == {"anxious": "nervous"}
+    assert "anxious" in result["composition"]["covered"]

@@ -59,13 +59,6 @@ class PlanStepOut(Out):
     why: str
 
 
-class CoveredByOut(Out):
-    need: str
-    concept: str
-    memory_id: str
-    similarity: float
-
-
 class CompositionOut(Out):
     source_ids: list[str] = Field(description="the chosen memories, in plan order; their text is in memories")
     coverage_percent: float
@@ -76,8 +69,8 @@ class CompositionOut(Out):
     conflicts: list[ConflictOut]
     integration_plan: list[PlanStepOut]
     stop_reason: str
-    covered_by: list[CoveredByOut] = Field(
-        default_factory=list, description="needs covered through a concept close in meaning, and which")
+    covered_by: dict[str, str] = Field(
+        default_factory=dict, description="need → the concept close in meaning that covered it")
 
 
 class SkillHitOut(Out):
