@@ -51,7 +51,7 @@ Include = Annotated[Literal["memories", "skills", "all"], Field(description=(
     "memories (default), skills the query matches, or all"))]
 SkillDetail = Annotated[Literal["name_only", "summary", "full"], Field(description=(
     "With skills: name_only, summary (trigger, step count, outcomes) or full (steps, sources)"))]
-MinRelevance = Annotated[float, Field(ge=0.0, le=1.0, description="Leave out hits below this relevance")]
+MinRelevance = Annotated[float, Field(ge=0.0, le=1.0, description="Hide hits below this relevance")]
 
 
 def search_out(service: MemoryService, result: SearchResult, detail: str) -> SearchOut:
