@@ -65,20 +65,32 @@ def evidence(projection: GraphProjection, leg: SemanticLeg, query: str, query_co
              seed_weights: dict[str, float], scope_size: int,
              ranked: Sequence[tuple[int, int, float]], top: float) -> list[Evidence]:
     """The evidence of each ``(node, rank, key)``; ``top`` is the ranking's first key. Hold the projection's lock."""
-    weights = query_weights(query_concepts, seed_weights, scope_size)
-    total = sum(weights.values())
     nodes = np.array([node for node, _, _ in ranked], dtype=np.int64)
+    coverage = _coverage(projection, query_weights(query_concepts, seed_weights, scope_size), nodes).tolist()
     cosines = [0.0] * len(ranked)
     if nodes.size and leg.enabled(projection):
         cosines = projection.semantic.memory_similarity(leg.query_vector(projection, query), nodes).tolist()
-    found = []
-    for (node, rank, key), cosine in zip(ranked, cosines, strict=True):
-        names = {projection.names[concept] for concept, _ in projection.concepts_of(node)}
-        covered = sum(weight for concept, weight in weights.items() if concept in names)
-        found.append(Evidence(rank=rank, share=round(_share(key, top), 4),
-                              coverage=round(covered / total, 4) if total > 0 else 0.0,
-                              cosine=round(max(float(cosine), 0.0), 4)))
-    return found
+    return [Evidence(rank=rank, share=round(_share(key, top), 4), coverage=round(covered, 4),
+                     cosine=round(max(float(cosine), 0.0), 4))
+            for (_, rank, key), covered, cosine in zip(ranked, coverage, cosines, strict=True)]
+
+
+def _coverage(projection: GraphProjection, weights: dict[str, float], nodes: np.ndarray) -> np.ndarray:
+    """Per memory node, the share of the query's weight (concept name → IDF) its concepts carry; one read of
+    all the nodes' edges (a concept the store lacks counts in the total and is never covered)."""
+    total = sum(weights.values())
+    known = {projection.concept_nodes[name]: weight for name, weight in weights.items()
+             if name in projection.concept_nodes}
+    if total <= 0 or not known or nodes.size == 0:
+        return np.zeros(nodes.size)
+    concepts = np.fromiter(known, dtype=np.int64)
+    concept_weights = np.fromiter(known.values(), dtype=float)
+    order = np.argsort(concepts)
+    position, targets, _ = projection.graph.rows(nodes)
+    mentioned = np.isin(targets, concepts)
+    at = order[np.searchsorted(concepts[order], targets[mentioned])]
+    covered: np.ndarray = np.bincount(position[mentioned], weights=concept_weights[at], minlength=nodes.size)
+    return covered / total
 
 
 def calibrated(tool: str, found: Sequence[Evidence]) -> list[float]:
