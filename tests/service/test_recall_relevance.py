@@ -48,3 +48,12 @@ def test_a_bad_min_relevance_is_refused_by_the_python_api_too(service):
             service.search("webhook", min_relevance=bad)
         with pytest.raises(InvalidInput, match="min_relevance"):
             service.associate("webhook", min_relevance=bad)
+
+
+def test_relevance_never_rises_from_one_page_to_the_next(service):
+    service.store_many([{"content": f"Webhook retries {n} need an idempotency key, note {n}"} for n in range(12)])
+    first = service.search("webhook retries idempotency", limit=4, min_relevance=0).hits
+    second = service.search("webhook retries idempotency", limit=4, offset=4, min_relevance=0).hits
+    assert first and second and first[-1].relevance >= second[0].relevance
+    whole = service.search("webhook retries idempotency", limit=8, min_relevance=0).hits
+    assert [hit.relevance for hit in whole] == [hit.relevance for hit in (*first, *second)]

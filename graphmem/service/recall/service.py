@@ -88,7 +88,7 @@ class RecallService:
         fused, activation = self.engine.fused_ranking(query, view, now, offset + limit)
         page = review_page(self.uow.projection, self.settings.decay, fused, offset, limit, now)
         hits = annotate(self.uow.projection, self.settings.decay, self.decay,
-                        self._search_hits(query, activation, fused, page), now)
+                        self._search_hits(query, activation, fused, page, offset), now)
         hits = tuple(hit for hit in hits if hit.relevance >= min_relevance)
         result = SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
                               unmatched_concepts=activation.unmatched, skills=matched)
@@ -150,13 +150,17 @@ class RecallService:
         return (check_text("query", query, self.settings.limits.max_query_chars, required=True) or "").strip()
 
     # -- steps ----------------------------------------------------------------------------------
-    def _search_hits(self, query: str, activation: Activation, fused: list[Fused],
-                     page: list[Fused]) -> tuple[SearchHit, ...]:
+    def _search_hits(self, query: str, activation: Activation, fused: list[Fused], page: list[Fused],
+                     offset: int) -> tuple[SearchHit, ...]:
+        """The page's hits with their relevance; the pages before it count in its running minimum, so
+        relevance never rises from one page to the next either."""
         found = self.engine.hits(activation, [node for node, *_ in page])
         position = {node: rank for rank, (node, *_) in enumerate(fused, start=1)}
         top = fused[0][1] if fused else 0.0
-        proofs = self._evidence(query, activation, [(node, position[node], score) for node, score, *_ in page], top)
-        shown = calibrated("search", proofs)
+        listed = [*fused[:offset], *page]
+        proofs = self._evidence(query, activation, [(node, position[node], score) for node, score, *_ in listed],
+                                top)
+        shown, proofs = calibrated("search", proofs)[offset:], proofs[offset:]
         return tuple(SearchHit(id=h.id, score=round(score, 6), kind=h.type, content=h.content, project=h.project,
                                bm25_rank=rank_b, activation_rank=rank_a, created_at=h.created_at,
                                topic_key=h.topic_key, tags=h.tags, concepts=h.concepts, relevance=relevance,
@@ -197,7 +201,8 @@ class RecallService:
         if mode == "composition":
             composition = build_composition(self.engine, activation, min_coverage=min_coverage,
                                             max_sources=max_results)
-            nodes = [self.uow.projection.memory_nodes[source.id] for source in composition.sources]
+            with self.uow.projection.lock:
+                nodes = [self.uow.projection.memory_nodes[source.id] for source in composition.sources]
             composition = dataclasses.replace(composition, sources=self._with_relevance(
                 query, activation, composition.sources, nodes))
         nodes = [node for node, _ in activation.ranked[:max_results]]
