@@ -33,11 +33,20 @@ _EXPLANATION = ("★ marks a hit that shares no keyword with the query: activati
                 "concepts after 'via' (two hops: query → memory → concept → memory).")
 
 
+class _DemoConsole(Console):
+    """Rich's console exits 1 when its reader goes away; graphmem's commands then exit quietly with SIGPIPE's
+    141 (``graphmem demo | head``), so the broken pipe goes up to the CLI like every other command's."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def run_demo(data_dir: Path, *, db: str | None = None, as_json: bool = False,
              console: Console | None = None) -> list[dict[str, Any]]:
     """Import ``observations.jsonl``, run every query of ``demo_queries.json``, print one screen per
     query and a closing summary; returns the per-query summary (printed as JSON with ``as_json``)."""
-    console = console or Console(quiet=as_json)
+    console = console or _DemoConsole(quiet=as_json)
     with tempfile.TemporaryDirectory() as scratch:
         service = MemoryService(Settings.load(db=db or str(Path(scratch) / "demo.db")))
         _load(service, console, data_dir / "observations.jsonl")

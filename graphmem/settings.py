@@ -167,6 +167,8 @@ class HttpSettings(BaseModel):
     max_body_bytes: int = Field(1_048_576, ge=1_024, le=64 * 1_048_576, description="per-request body limit")
     request_timeout_s: float = Field(60.0, gt=0.0, le=3_600.0,
                                      description="a request not answered by then gets a JSON-RPC error")
+    header_timeout_s: float = Field(10.0, gt=0.0, le=600.0,
+                                    description="a connection whose request line and headers take longer is closed")
 
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod
@@ -238,6 +240,8 @@ class Settings(BaseModel):
     nlp_model: str = Field("blank", description='"blank" (no download) or an installed spaCy pipeline name')
     tools: Literal["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"] = Field(
         "core", description="the MCP tool profile graphmem serve exposes (core, full, or a seed dialect)")
+    project: str | None = Field(None, description="the project of every MCP call that names none; graphmem serve "
+                                                  "on the per-user store sets it to the repository it starts in")
     import_workers: int = Field(1, ge=0, le=16, description="worker processes that parse ahead during bulk import")
     activation: ActivationSettings = ActivationSettings()
     fusion: FusionSettings = FusionSettings()
@@ -394,6 +398,19 @@ def find_config(cwd: Path | None = None) -> Path:
         if (folder / STORE_DIR).is_dir():
             break
     return start / CONFIG_FILE  # none: the defaults apply
+
+
+def project_of(cwd: Path | None = None) -> str | None:
+    """The project a directory belongs to: the name of the nearest folder up from it that holds a project store
+    (``.graphmem/``) or a git repository; ``None`` outside both.
+
+    >>> project_of(Path("/"))
+    """
+    start = (cwd or Path.cwd()).absolute()
+    for folder in (start, *start.parents):
+        if (folder / STORE_DIR).is_dir() or (folder / ".git").exists():
+            return folder.name or None
+    return None
 
 
 def init_location(cwd: Path | None = None) -> Path:

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["EmbeddingUnavailable", "StaticEmbedder", "load_embedder"]
+__all__ = ["DIMENSIONS", "BackgroundEmbedder", "EmbeddingUnavailable", "StaticEmbedder", "load_embedder",
+           "package_dir"]
 
 Vectors = npt.NDArray[np.float32]
 
@@ -30,6 +31,7 @@ _WEIGHTS = ("weights/l2_supercat_256.safetensors",
 _TOKENIZER = ("tokenizers/l2_supercat_tokenizer_config.json",
               "93248f2a9ec36c7b35f700a033d5f36228aae48db61aee31007fa49062cdeb68")
 _TENSOR = "embedding.weight"
+DIMENSIONS = 256  # of the pinned table
 _BATCH = 512  # texts per tokenizer call: long enough to amortise the call, short enough to bound padding
 _MAX_TOKENS = 2048  # a 50,000-character memory is cut here: its mean is settled long before
 
@@ -81,6 +83,43 @@ class StaticEmbedder:
         vector: Vectors = self.embed([text])[0]
         return vector
 
+    def ready(self) -> bool:
+        return True
+
+
+class BackgroundEmbedder:
+    """The embedder, loaded on a thread so that opening a store never waits the 0.3 s it takes.
+
+    ``embed`` waits for the load. If the load fails (a file that no longer matches its pin), every vector
+    is zero, so the semantic leg finds nothing and recall is the keyword and graph ranking; ``problem``
+    says why, and the warning is printed once.
+    """
+
+    dimensions = DIMENSIONS
+
+    def __init__(self, warn: Any) -> None:
+        self._loaded: StaticEmbedder | None = None
+        self.problem: str | None = None
+        self._warn = warn
+        self._thread = threading.Thread(target=self._load, name="graphmem-embedder", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        try:
+            self._loaded = load_embedder()
+        except EmbeddingUnavailable as missing:
+            self.problem = str(missing)
+
+    def ready(self) -> bool:
+        return not self._thread.is_alive()
+
+    def embed(self, texts: list[str]) -> Vectors:
+        self._thread.join()
+        if self._loaded is None:
+            self._warn(f"graphmem: semantic recall is off: {self.problem}")
+            return np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        return self._loaded.embed(texts)
+
 
 _LOCK = threading.Lock()
 _LOADED: dict[str, StaticEmbedder] = {}
@@ -97,7 +136,7 @@ def load_embedder() -> StaticEmbedder:
         return _LOADED["default"]
 
 
-def _package_dir() -> Path:
+def package_dir() -> Path:
     spec = importlib.util.find_spec("wordllama")  # locate without importing it (it pulls in requests)
     if spec is None or spec.origin is None:
         raise EmbeddingUnavailable("the semantic signal needs the 'wordllama' package: pip install wordllama")
@@ -118,7 +157,7 @@ def _load() -> StaticEmbedder:
     from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 
-    root = _package_dir()
+    root = package_dir()
     table = load_file(str(_verified(root, *_WEIGHTS)))[_TENSOR]
     tokenizer = Tokenizer.from_file(str(_verified(root, *_TOKENIZER)))
     tokenizer.no_padding()

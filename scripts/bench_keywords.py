@@ -21,6 +21,7 @@ import random
 import sqlite3
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -53,16 +54,21 @@ def _queries(rows: list[tuple[int, str, str]], count: int) -> list[str]:
     return [query for query in picked if query.strip()]
 
 
-def _timed(fn: Callable[[str], Any], queries: list[str]) -> tuple[float, float, list[Any]]:
-    samples, results = [], []
+def _timed(fns: list[Callable[[str], Any]], queries: list[str]) -> list[tuple[float, float, list[Any]]]:
+    """p50, p95 (ms) and the results of each function over the queries, the functions taking turns query
+    by query, so that all of them meet the same load."""
+    samples: list[list[float]] = [[] for _ in fns]
+    results: list[list[Any]] = [[] for _ in fns]
     for query in queries[:5]:
-        fn(query)
+        for fn in fns:
+            fn(query)
     for query in queries:
-        start = time.perf_counter()
-        results.append(fn(query))
-        samples.append((time.perf_counter() - start) * 1000)
-    samples.sort()
-    return statistics.median(samples), samples[int(0.95 * (len(samples) - 1))], results
+        for index, fn in enumerate(fns):
+            start = time.perf_counter()
+            results[index].append(fn(query))
+            samples[index].append((time.perf_counter() - start) * 1000)
+    return [(statistics.median(times), sorted(times)[int(0.95 * (len(times) - 1))], found)
+            for times, found in zip(samples, results, strict=True)]
 
 
 def _same(a: list[list[tuple[int, float]]], b: list[list[tuple[int, float]]]) -> str:
@@ -98,6 +104,23 @@ def _load_postgres(url: str, rows: list[tuple[int, str, str]]) -> Any:
     return engine
 
 
+def _load_sqlite(path: Path, rows: list[tuple[int, str, str]]) -> Any:
+    """A SQLite file with only the memory table's three columns and the store's FTS5 index over them."""
+    from sqlalchemy import create_engine, text
+
+    from graphmem.store import fulltext
+
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE memory (seq INTEGER PRIMARY KEY, content TEXT NOT NULL, "
+                                "project_key TEXT NOT NULL DEFAULT '')"))
+        connection.connection.dbapi_connection.executemany(  # type: ignore[union-attr]
+            "INSERT INTO memory (seq, content, project_key) VALUES (?, ?, ?)", rows)
+        fulltext.ensure_index(connection)
+        connection.execute(text("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')"))
+    return engine
+
+
 def _tsv(value: str) -> str:
     return value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
@@ -110,17 +133,19 @@ def _module(tree: Path) -> ModuleType:
     return module
 
 
-def common_words(store: Path, queries: list[str], share: float = 0.05) -> dict[str, set[str]]:
+def common_words(store: Path, queries: list[str], share: float = 0.05, total: int = 0,
+                 seqs: int = 0) -> dict[str, set[str]]:
     """Per query, the words in more than ``share`` of the memories: the keyword leg leaves them out of the
     match when the filter is larger than ``fusion.bm25_guard_scope`` (``KeywordLeg._common_words``, which
     reads the concepts' document frequency; here FTS5's, for the same words)."""
     from nlp.query import query_terms
 
     with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as connection:
-        total = connection.execute("SELECT count(*) FROM memory").fetchone()[0]
+        total = total or connection.execute("SELECT count(*) FROM memory").fetchone()[0]
+        last = seqs or connection.execute("SELECT max(seq) FROM memory").fetchone()[0]
         words = {word for query in queries for word in query_terms(query)}
-        df = {word: connection.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?",
-                                       ['content : "' + word.replace('"', '""') + '"']).fetchone()[0]
+        df = {word: connection.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ? AND rowid <= ?",
+                                       ['content : "' + word.replace('"', '""') + '"', last]).fetchone()[0]
               for word in words}
     return {query: {w for w in query_terms(query) if df[w] > share * total} for query in queries}
 
@@ -131,39 +156,29 @@ def _bench(name: str, connection: Any, queries: list[str], baseline: ModuleType 
 
     lines = []
     for label, skipped in (("every word", {q: set() for q in queries}), ("common words left out", skip)):
-        p50, p95, current = _timed(lambda q, s=skipped: fulltext.rank(connection, q, _LIMIT, skip_terms=s[q]),
-                                   queries)
-        lines.append(f"| {name}, {label} | {p50:.2f} / {p95:.2f} | |")
-        if baseline is not None:
-            b50, b95, before = _timed(
-                lambda q, s=skipped: baseline.rank(connection, q, _LIMIT, skip_terms=s[q]), queries)
-            lines[-1] = (f"| {name}, {label} | {p50:.2f} / {p95:.2f} | {b50:.2f} / {b95:.2f} "
-                         f"(same rankings: {_same(current, before)}) |")
+        modules = [fulltext] if baseline is None else [fulltext, baseline]
+        timed = _timed([lambda q, m=m, s=skipped: m.rank(connection, q, _LIMIT, skip_terms=s[q]) for m in modules],
+                       queries)
+        (p50, p95, current), *before = timed
+        cell = ""
+        if before:
+            b50, b95, found = before[0]
+            cell = f"{b50:.2f} / {b95:.2f} (same rankings: {_same(current, found)})"
+        lines.append(f"| {name}, {label} | {p50:.2f} / {p95:.2f} | {cell} |")
     return lines
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, required=True, help="a SQLite store (e.g. bench_scale.py --keep)")
-    parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--baseline-tree", type=Path, help="also time this tree's graphmem/store/fulltext.py")
-    parser.add_argument("--jit", choices=["on", "off", "both"], default="both",
-                        help="PostgreSQL: time with the JIT compiler on, off, or both")
-    parser.add_argument("--backends", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"])
-    args = parser.parse_args()
-    rows = _rows(args.store)
-    queries = _queries(rows, args.queries)
-    baseline = _module(args.baseline_tree) if args.baseline_tree else None
-    skip = common_words(args.store, queries)
-    print(f"{len(rows):,} memories, {len(queries)} queries")
-    print("| keyword leg (fulltext.rank, 100 hits) | p50 / p95 (ms) | baseline tree p50 / p95 (ms) |")
-    print("|---|---|---|")
+def _run_backends(args: argparse.Namespace, rows: list[tuple[int, str, str]], queries: list[str],
+                  skip: dict[str, set[str]], baseline: ModuleType | None, whole: bool) -> list[str]:
+    lines: list[str] = []
     if "sqlite" in args.backends:
-        from sqlalchemy import create_engine
+        with tempfile.TemporaryDirectory() as scratch:
+            from sqlalchemy import create_engine
 
-        engine = create_engine(f"sqlite:///{args.store}")
-        with engine.connect() as connection:
-            print("\n".join(_bench("sqlite", connection, queries, baseline, skip)))
+            engine = create_engine(f"sqlite:///{args.store}") if whole else _load_sqlite(Path(scratch) / "k.db", rows)
+            with engine.connect() as connection:
+                lines += _bench("sqlite", connection, queries, baseline, skip)
+            engine.dispose()
     if "postgres" in args.backends:
         from private_postgres import create_database, private_server
 
@@ -172,8 +187,33 @@ def main() -> int:
             with engine.connect() as connection:
                 for jit in (["on", "off"] if args.jit == "both" else [args.jit]):
                     connection.exec_driver_sql(f"SET jit = {jit}")
-                    print("\n".join(_bench(f"postgres, jit {jit}", connection, queries, baseline, skip)))
+                    lines += _bench(f"postgres, jit {jit}", connection, queries, baseline, skip)
             engine.dispose()
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, required=True, help="a SQLite store (e.g. bench_scale.py --keep)")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--baseline-tree", type=Path, help="also time this tree's graphmem/store/fulltext.py")
+    parser.add_argument("--sizes", type=int, nargs="+",
+                        help="rank over the store's first N memories for each N (a fresh index each), not the store")
+    parser.add_argument("--jit", choices=["on", "off", "both"], default="both",
+                        help="PostgreSQL: time with the JIT compiler on, off, or both")
+    parser.add_argument("--backends", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"])
+    args = parser.parse_args()
+    baseline = _module(args.baseline_tree) if args.baseline_tree else None
+    every_row = _rows(args.store)
+    for size in args.sizes or [len(every_row)]:
+        rows = every_row[:size]
+        queries = _queries(rows, args.queries)
+        skip = common_words(args.store, queries, total=len(rows), seqs=rows[-1][0] if rows else 0)
+        print(f"\n{len(rows):,} memories, {len(queries)} queries")
+        print("| keyword leg (fulltext.rank, 100 hits) | p50 / p95 (ms) | baseline tree p50 / p95 (ms) |")
+        print("|---|---|---|")
+        for line in _run_backends(args, rows, queries, skip, baseline, whole=size >= len(every_row)):
+            print(line, flush=True)
     return 0
 
 

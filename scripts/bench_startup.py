@@ -21,7 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["bench_startup", "help_seconds", "initialize_seconds"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+__all__ = ["bench_startup", "cli_rows", "help_seconds", "initialize_seconds"]
 
 _INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -43,12 +45,14 @@ def help_seconds(runs: int = 5) -> float:
     return statistics.median(_wall([*_graphmem(), "--help"]) for _ in range(runs))
 
 
-def initialize_seconds(db: Path, timeout: float = 60.0) -> tuple[float, float]:
-    """Wall time and the server's CPU time, from starting ``graphmem serve`` (stdio) to its ``initialize`` answer."""
+def initialize_seconds(db: Path, timeout: float = 60.0, argv: list[str] | None = None,
+                       env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall time and the server's CPU time, from starting ``graphmem serve`` (stdio; or ``argv``) to its
+    ``initialize`` answer."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    server = subprocess.Popen([*_graphmem(), "--db", str(db), "--create", "serve"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ})
+    server = subprocess.Popen(argv or [*_graphmem(), "--db", str(db), "--create", "serve"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env or {**os.environ})
     try:
         assert server.stdin is not None and server.stdout is not None
         server.stdin.write((json.dumps(_INITIALIZE) + "\n").encode())
@@ -68,20 +72,63 @@ def initialize_seconds(db: Path, timeout: float = 60.0) -> tuple[float, float]:
     return elapsed, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
+def _reference_initialize(scratch: Path) -> float | None:
+    """The MCP reference memory server's ``initialize`` wall time, or ``None`` without node and the package."""
+    from bench_mcp import reference_server
+
+    command = reference_server()
+    if command is None:
+        return None
+    env = {**os.environ, "MEMORY_FILE_PATH": str(scratch / "reference.jsonl")}
+    return initialize_seconds(scratch / "unused.db", argv=command, env=env)[0]
+
+
+def _cli_seconds(db: Path, command: list[str]) -> float:
+    return _wall([*_graphmem(), "--db", str(db), *command])
+
+
+def _small_store(db: Path) -> str:
+    """A store of three memories; returns one id (for ``show``)."""
+    done = subprocess.run([*_graphmem(), "--db", str(db), "--create", "--json", "store",
+                           "Canary deploys use the flamingo feature flag service"], check=True,
+                          capture_output=True, text=True)
+    for text in ("The worker retries webhooks three times", "Sessions are kept in Redis for a day"):
+        subprocess.run([*_graphmem(), "--db", str(db), "store", text], check=True, capture_output=True)
+    return str(json.loads(done.stdout)["id"])
+
+
+def cli_rows(runs: int = 5) -> list[tuple[str, str, str]]:
+    """Wall time of the CLI commands that parse no text, on a small store (median of ``runs``)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        db = Path(scratch) / "small.db"
+        memory_id = _small_store(db)
+        commands = {"show": ["show", memory_id], "stats": ["stats"], "sessions": ["sessions"],
+                    "export": ["export"]}
+        return [(f"`graphmem {name}`, 3-memory store: wall (s, median)",
+                 f"{statistics.median(_cli_seconds(db, argv) for _ in range(runs)):.2f}", "target <= 1.0")
+                for name, argv in commands.items()]
+
+
 def bench_startup(runs: int = 5) -> list[tuple[str, str, str]]:
-    """The start-up rows: (measure, graphmem, baseline from the same run)."""
+    """The start-up rows: (measure, graphmem, baseline from the same run). The graphmem and reference
+    servers start in turns, so both meet the same load."""
     floor = statistics.median(_wall([sys.executable, "-c", "pass"]) for _ in range(runs))
-    walls, cpus = [], []
+    walls, cpus, reference = [], [], []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as scratch:  # an empty store each time
             wall, cpu = initialize_seconds(Path(scratch) / "memory.db")
+            reference_wall = _reference_initialize(Path(scratch))
         walls.append(wall)
         cpus.append(cpu)
+        if reference_wall is not None:
+            reference.append(reference_wall)
+    versus = f"{statistics.median(reference):.2f} (reference server)" if reference else "reference unavailable"
     return [
         ("`graphmem --help` wall (s, median)", f"{help_seconds(runs):.2f}", f"{floor:.2f} (python -c pass)"),
-        ("`serve` stdio initialize, empty store: wall (s, median)", f"{statistics.median(walls):.2f}",
-         f"{floor:.2f} (python -c pass)"),
-        ("`serve` stdio initialize, empty store: server CPU (s, median)", f"{statistics.median(cpus):.2f}", "-"),
+        ("`serve` stdio initialize, empty store: wall (s, median)", f"{statistics.median(walls):.2f}", versus),
+        ("`serve` stdio initialize, empty store: server CPU (s, median)", f"{statistics.median(cpus):.2f}",
+         f"{floor:.2f} (python -c pass, wall)"),
+        *cli_rows(runs),
     ]
 
 

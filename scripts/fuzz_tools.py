@@ -56,6 +56,9 @@ _HOSTILE = st.sampled_from([
     "", " ", "\x00", "a\x00b", "\ud800", "x\udfffy", "<private>kumquat</private>", "&lt;private&gt;k",
     "AKIAIOSFODNN7EXAMPLE", "postgresql://admin:S3cr3t@db/app", "password=hunter22", "../../etc/passwd",
     "mem_" + "x" * 5_000, "x" * 100_000, "NaN", "Infinity", "-1", "1e309", "\u202e", "🙂" * 50,
+    # issue 25: punctuation runs (the tokenizer was quadratic in them) and documented secret formats
+    "$" * 50_000, "(" * 50_000, "#" * 20_000, "_" * 50_000, "hf_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAB",
+    "mysql -u root -pS3cr3tP4ss db", "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=" + "Q" * 86 + "==",
 ])
 _MALFORMED_FRAMES = [b"not json", b"{", b"[" * 50_000, b'{"jsonrpc":"2.0","id":9,"method":"ping","params":NaN}',
                      b'{"jsonrpc":"2.0","id":"\xff\xfe","method":"ping"}', b'{"jsonrpc":"2.0","id":7}',
@@ -74,6 +77,7 @@ class FuzzReport:
     unreadable: list[str] = field(default_factory=list)
     store_changes_on_error: list[str] = field(default_factory=list)
     errors: int = 0
+    violations: list[str] = field(default_factory=list)  # broken promises of the attack generators (fuzz_attacks)
     seconds: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # per tool
 
     def table(self) -> str:
@@ -82,10 +86,12 @@ class FuzzReport:
                 (f"unanswered (no answer in {HARD_S:.0f} s)", len(self.unanswered)),
                 (f"slow (answered after {SLOW_S:.0f} s)", len(self.slow)),
                 ("unreadable errors", len(self.unreadable)),
-                ("store changes on error", len(self.store_changes_on_error))]
+                ("store changes on error", len(self.store_changes_on_error)),
+                ("attack promises broken (fuzz_attacks.py)", len(self.violations))]
         lines = ["| fuzz measure | count |", "|---|---|", *(f"| {name} | {value:,} |" for name, value in rows)]
         for title, found in (("crash", self.crashes), ("unanswered", self.unanswered), ("slow", self.slow),
-                             ("unreadable", self.unreadable), ("changed the store", self.store_changes_on_error)):
+                             ("unreadable", self.unreadable), ("changed the store", self.store_changes_on_error),
+                             ("attack", self.violations)):
             lines += [f"- {title}: {text[:300]}" for text in found[:10]]
         lines += ["", f"seed {self.seed}; exact arguments of failures and of calls over {LOG_S:.0f} s: {self.log}",
                   "", "| tool | calls | median (s) | p99 (s) | max (s) |", "|---|---|---|---|---|"]
@@ -395,6 +401,7 @@ def _fuzz_transport(name: str, server: Any, db: Path, tools: list[dict[str, Any]
             server.restart()  # a dead or hung server must not be blamed for the calls after it
 
     one_call()
+    _attack(name, server, report, seed_used)
     for number, frame in enumerate(_MALFORMED_FRAMES, 1):
         started = time.monotonic()
         if isinstance(server, _Stdio):
@@ -405,6 +412,28 @@ def _fuzz_transport(name: str, server: Any, db: Path, tools: list[dict[str, Any]
         call = _Call(name + " (raw frames)", number, f"raw frame {number}", frame[:40].decode("latin-1"),
                      time.monotonic() - started)
         _record(report, call, answer, server.alive(), False, log)
+
+
+def _attack(name: str, server: Any, report: FuzzReport, seed_used: int) -> None:
+    """The issue-25 attack generators (fuzz_attacks.py) on this transport; broken promises are violations."""
+    from fuzz_attacks import http_framing_attacks, message_attacks
+
+    over_http = isinstance(server, _Http)
+
+    def exchange(frame: bytes) -> dict[str, Any] | None:
+        if over_http:
+            return server.request({}, frame)  # type: ignore[no-any-return]
+        server.send(frame)
+        while (answer := server.next_answer()) is not None and "result" not in answer and "error" not in answer:
+            continue  # a server notification (resources/updated) is not the answer
+        return answer  # type: ignore[no-any-return]
+
+    found = message_attacks(server.request, exchange, random.Random(seed_used), over_http=over_http)
+    if over_http:
+        found += http_framing_attacks(server.port, _TOKEN)
+    report.violations += [f"{name}: {line}" for line in found]
+    for line in found:
+        print(f"attack: {name}: {line}", file=sys.stderr, flush=True)
 
 
 def run_fuzz(calls: int, seed_used: int | None = None, log_dir: Path | None = None) -> FuzzReport:

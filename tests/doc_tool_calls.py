@@ -133,8 +133,9 @@ def parse_page(name: str, text: str, profile: str) -> list[ToolBlock]:
         body = fence.group(1)
         line = text.count("\n", 0, fence.start()) + 1
         if not _CALL_START.match(body):
-            if '"arguments"' in body:
-                raise ValueError(f"{name}:{line}: a block with arguments must start with its call")
+            if '"arguments"' in body or re.match(r"\s*\w+\(", body):  # a call the suite could not run
+                raise ValueError(f"{name}:{line}: write a tool call as {{\"tool\": ..., \"arguments\": ...}} "
+                                 "at the start of its block")
             continue
         directive = _PROFILE.search(text[:fence.start()].rstrip("\n").rsplit("\n", 1)[-1])
         calls = _calls(_values(body, line + 1, name), f"{name}:{line}")

@@ -80,3 +80,16 @@ def test_the_progress_bar_moves_and_a_closing_summary_names_what_keywords_missed
     found = [entry for entry in summary if entry["expected_found"]]
     assert found and any(str(len(found)) in line for line in closing)
     assert len(closing) <= SCREEN + 4
+
+
+def test_demo_into_a_closed_pipe_stops_quietly_like_every_other_command(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    graphmem = Path(sys.executable).with_name("graphmem")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    done = subprocess.run(["bash", "-c", f"set -o pipefail; '{graphmem}' demo --db '{tmp_path / 'd.db'}' | head -1"],
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 141, done.stderr  # SIGPIPE's status, as `graphmem export | head` gives
+    assert done.stderr == "" and len(done.stdout.splitlines()) == 1

@@ -44,8 +44,9 @@ class Servers:
 
 @pytest.fixture
 async def servers(tmp_path: Path, extractor: Any, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Servers]:
-    monkeypatch.chdir(tmp_path)  # a brief's root "." is the server's working directory
-    settings = Settings.load(db=str(tmp_path / "memory.db"), environ={})
+    monkeypatch.chdir(tmp_path)  # a brief's root "." is the server's working directory, the project's folder
+    (tmp_path / ".graphmem").mkdir()
+    settings = Settings.load(db=str(tmp_path / ".graphmem" / "memory.db"), environ={})
     service = MemoryService(settings, extractor=extractor)
     try:
         async with AsyncExitStack() as stack:
@@ -130,3 +131,5 @@ def test_the_example_matcher_binds_ids_and_reads_trimmed_results() -> None:
     assert matches([1], [1, 2], Bindings()) and not matches([1, "…"], [1, 2], Bindings())
     with pytest.raises(KeyError):
         Bindings().substitute("mem_01m8mrbc7qhapwxzeczg")
+    with pytest.raises(ValueError, match="write a tool call as"):
+        doc_tool_calls.parse_page("x.md", '```json\nmemory_export(query="x")\n```\n', "full")

@@ -40,3 +40,14 @@ def test_the_package_names_load_on_first_use():
 def test_the_concept_extractor_loads_spacy_on_first_parse():
     assert "spacy" not in _loaded_after("from nlp import ConceptExtractor; ConceptExtractor()")
     assert "spacy" in _loaded_after("from nlp import ConceptExtractor; ConceptExtractor().parse('a webhook')")
+
+
+def test_the_server_and_an_open_service_load_spacy_only_on_first_parse(tmp_path):
+    # spaCy's import is over a second: `serve` answers initialize, and `stats` / `show` / `export` finish,
+    # without it (the BM25 leg's word list once imported it through nlp.query).
+    db = str(tmp_path / "memory.db")
+    opened = (f"from graphmem import MemoryService, Settings\nfrom graphmem.server import build_server\n"
+              f"settings = Settings.load(environ={{}}, db={db!r})\nbuild_server(settings)\n"
+              f"service = MemoryService(settings)")
+    assert "spacy" not in _loaded_after(opened)
+    assert "spacy" in _loaded_after(opened + "\nservice.store('Canary deploys use the flamingo flag service')")

@@ -57,3 +57,9 @@ async def test_the_tools_page_shows_what_tools_list_answers_for_each_profile(pro
     size = len(json.dumps([tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools],
                           separators=(",", ":"), ensure_ascii=False).encode())
     assert summary(text, profile) == (len(tools), f"{size / 1024:.1f}"), f"{profile}: {len(tools)} tools, {size} bytes"
+
+
+async def test_the_readme_quotes_the_default_profiles_size_as_tools_list_answers_it(tmp_path: Path) -> None:
+    readme = (PAGE.parent.parent / "README.md").read_text(encoding="utf-8")
+    count, size = summary(PAGE.read_text(encoding="utf-8"), "core")
+    assert f"(the default: {count} tools, {size} KB of tool definitions)" in readme

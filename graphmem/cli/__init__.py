@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from graphmem import __version__
-from graphmem.cli import learning, lifecycle, memories, redaction, relations, start
+from graphmem.cli import hooks, learning, lifecycle, memories, redaction, relations, start
 from graphmem.cli.app import Commands, HelpFormatter
 from graphmem.errors import GraphmemError
 
@@ -23,7 +23,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 
 DESCRIPTION = ("graphmem: a knowledge-graph memory for AI agents. Store observations, find them again by what they "
                "mean (concepts, not only keywords), keep them current, and serve them to agents over MCP.")
-_FEATURES = (start, memories, lifecycle, relations, learning, redaction)
+_FEATURES = (start, memories, lifecycle, relations, learning, redaction, hooks)
 COMMANDS: Commands = {name: command for feature in _FEATURES for name, command in feature.COMMANDS.items()}
 
 

@@ -147,8 +147,8 @@ def cmd_brief(args: argparse.Namespace) -> None:
 
 def _render_status(status: Any) -> str:
     ready = "ready" if status.ready else "not ready"
-    return (f"{status.project or 'all projects'}: {status.count} of {status.threshold} observations since the "
-            f"last brief ({ready}); targets {', '.join(status.targets)}")
+    return (f"{status.project or 'all projects'}: {status.count} observations since the last brief, a brief at "
+            f"{status.threshold} ({ready}); targets {', '.join(status.targets)}")
 
 
 def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:

@@ -103,6 +103,11 @@ def cmd_import(args: argparse.Namespace) -> None:
          + ", ".join(f"{k} {v}" for k, v in r.added.items()) + f"; duplicates {r.duplicates}")
 
 
+# Above this the HTML view switches from the force-directed layout to concentric rings (docs/export.md), and the
+# whole-graph picture of the 341-memory sample (3,542 nodes) is one unreadable ball.
+_LEGIBLE_NODES = 1_500
+
+
 def cmd_export(args: argparse.Namespace) -> None:
     """Export the store (lossless JSONL) or the graph: node-link, GraphML, GEXF, Cypher, CSV, DOT or HTML."""
     service = open_service(args)
@@ -120,6 +125,9 @@ def cmd_export(args: argparse.Namespace) -> None:
             graph = service.exports.write(args.format, out, scope).graph
             message = (f"exported {args.format}: {graph.number_of_nodes()} nodes, "
                        f"{graph.number_of_edges()} edges")
+            if args.format == "html" and graph.number_of_nodes() > _LEGIBLE_NODES:
+                message += (f"; {graph.number_of_nodes()} nodes are too many to read in one picture: export a "
+                            "query's neighbourhood (--query TEXT --hops 2) or one project (--project NAME)")
     finally:
         if out is not sys.stdout:
             out.close()

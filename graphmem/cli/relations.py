@@ -166,8 +166,9 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     capture.add_argument("--tag", action="append", default=[], help="a tag for every item (repeatable)")
     capture.add_argument("--dry-run", action="store_true", help="show what would be stored, store nothing")
     parsers["lint"].add_argument("--fix", action="store_true", help="repair what is safe to repair")
-    for name in ("conflicts", "chain", "capture"):
+    for name in ("conflicts", "chain"):
         parsers[name].add_argument("--project", help="only this project")
+    capture.add_argument("--project", help="the project every captured memory is stored in")
     conflicts.add_argument("--limit", type=int, default=50, help="scan: newest memories to compare; pending: "
                                                                   "relations to list")
 

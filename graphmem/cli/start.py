@@ -6,6 +6,7 @@ Where the store lives, and why only ``init`` / ``--create`` create one: docs/con
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,7 @@ def _ignore_in_git(folder: Path) -> bool:
 def cmd_serve(args: argparse.Namespace) -> None:
     """Run the MCP server (stdio by default, or streamable HTTP)."""
     from graphmem.errors import StoreMissing
-    from graphmem.settings import Settings
+    from graphmem.settings import Settings, project_of, store_location
 
     try:
         settings, missing = settings_for(args), None
@@ -59,13 +60,25 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from graphmem.server.http_security import serve_http
     from graphmem.server.stdio_guard import serve_stdio
 
+    if "project" not in settings.model_fields_set and store_location(settings).source == "user":
+        # The per-user store holds every repository's memories: calls that name no project get the repository the
+        # server starts in. A project store or a named one is not split: a memory stored or imported there without
+        # a project would drop out of every default search (docs/configuration.md, GRAPHMEM_PROJECT).
+        settings = settings.model_copy(update={"project": project_of(Path.cwd())})
+
     def build() -> Any:
         from graphmem.server import build_server
         from graphmem.server.unavailable import build_unavailable_server
 
         profile = args.tools or settings.tools
-        return build_server(settings, tools=profile) if missing is None else build_unavailable_server(
+        server = build_server(settings, tools=profile) if missing is None else build_unavailable_server(
             missing, tools=profile)
+        if args.transport == "http":  # built once the address and token passed their checks
+            print(f"graphmem: serving MCP over streamable HTTP at http://{args.host}:{args.port}/mcp",
+                  file=sys.stderr)
+        else:  # stdio: the store line is all a client's log shows; failed calls reach the client as tool errors
+            logging.getLogger("mcp.server.mcpserver").setLevel(logging.WARNING)
+        return server
 
     if args.transport == "stdio":
         serve_stdio(build())

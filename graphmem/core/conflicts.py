@@ -33,7 +33,16 @@ from graphmem.core.polarity import (
     values_near,
 )
 
-__all__ = ["BASE_SCORE", "ClaimText", "ConflictCandidate", "detect_conflict", "pair_key", "rank_conflicts"]
+__all__ = ["BASE_SCORE", "MAX_PAIRS", "MAX_SHARED", "ClaimText", "ConflictCandidate", "detect_conflict", "pair_key",
+           "rank_conflicts", "strongest_pairs"]
+
+# Bounds on one comparison and on one call. Two maximal memories (50,000 characters, about 6,000 concepts)
+# share thousands of concepts, and every signal looked at every one of them; the evidence factor below is
+# already 0.99 at 5 shared concepts, so the 24 most specific say all there is to say.
+MAX_SHARED = 24
+# Pairs compared per composition call, those sharing the most specificity first: the call takes at most
+# 200 comparisons of bounded claims (graphmem/service/relations/claims.py), whatever the store holds.
+MAX_PAIRS = 200
 
 # How much each signal alone says "these two disagree": an explicit for/against on one shared concept
 # is the strongest; a shared topic key with different text nearly so; outcome words are the weakest
@@ -102,7 +111,7 @@ def detect_conflict(a: ClaimText, b: ClaimText, specificity: Mapping[str, float]
         return None
     shared = sorted((key for key in a.concepts.keys() & b.concepts.keys()
                      if key in specificity and key not in CUE_WORDS),
-                    key=lambda key: (-specificity[key], -len(key.split()), key))
+                    key=lambda key: (-specificity[key], -len(key.split()), key))[:MAX_SHARED]
     found: list[tuple[float, str, str]] = []
     if a.topic_key and a.topic_key == b.topic_key:
         found.append((BASE_SCORE["topic_key"], "topic_key", f"both claim topic key {a.topic_key!r}"))
@@ -212,6 +221,20 @@ def _outcome(a: ClaimText, b: ClaimText, shared: list[str]) -> tuple[float, str,
         return (BASE_SCORE["outcome"], "outcome",
                 f"{a.id} reports {word_a!r} and {b.id} reports {word_b!r} about {', '.join(shared[:3])}")
     return None
+
+
+def strongest_pairs(pairs: Iterable[tuple[str, str]], shared: Mapping[str, frozenset[str]],
+                    specificity: Mapping[str, float], limit: int = MAX_PAIRS) -> list[tuple[str, str]]:
+    """The ``limit`` pairs whose shared concepts weigh most (sum of specificity), in that order.
+
+    >>> strongest_pairs([("a", "b"), ("a", "c")], {"a": frozenset({"x", "y"}), "b": frozenset({"x"}),
+    ...                 "c": frozenset({"x", "y"})}, {"x": 1.0, "y": 2.0}, limit=1)
+    [('a', 'c')]
+    """
+    def weight(pair: tuple[str, str]) -> float:
+        return sum(specificity.get(key, 0.0) for key in shared[pair[0]] & shared[pair[1]])
+    weighed = [(weight(pair), index, pair) for index, pair in enumerate(pairs)]
+    return [pair for _, _, pair in sorted(weighed, key=lambda item: (-item[0], item[1]))[:limit]]
 
 
 def rank_conflicts(candidates: Iterable[ConflictCandidate], settled: Iterable[tuple[str, str]] = (),

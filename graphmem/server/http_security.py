@@ -11,8 +11,10 @@ otherwise, and authenticate every connection when the server is reachable from e
 - ``Host`` and ``Origin`` are checked against an allow-list for every bind address (403). Only the
   server's own host:port is built in, not "any localhost port": another local web page is a
   different origin.
-- The body is limited per request (413), and a request not answered within
-  ``http.request_timeout_s`` gets a JSON-RPC error instead of holding its client forever. Tool
+- The body is limited per request (413, chunked or not), and a request not answered within
+  ``http.request_timeout_s`` gets a JSON-RPC error instead of holding its client forever. Framing
+  tricks (``Content-Length`` with chunked encoding, a doubled ``Host``/``Origin``/``Authorization``),
+  odd JSON-RPC ids, notifications and slow headers are handled in http_framing.py. Tool
   functions already run in worker threads (the SDK's ``anyio.to_thread``), so a slow call does not
   stop the event loop from serving other clients.
 """
@@ -32,6 +34,8 @@ import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphmem.errors import InvalidInput
+from graphmem.server.http_framing import framing_refusal, header_timeout_protocol, read_body, rpc_refusal
+from graphmem.server.stdio_guard import bound_log_lines
 from graphmem.settings import HttpSettings
 
 __all__ = ["HttpPolicy", "SecureHttpApp", "http_policy", "is_loopback", "serve_http"]
@@ -115,6 +119,10 @@ class SecureHttpApp:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        framing = framing_refusal(scope["headers"])
+        if framing is not None:
+            await _plain(send, 400, framing)
+            return
         headers = {key.decode("latin-1").casefold(): value.decode("latin-1") for key, value in scope["headers"]}
         refusal = self._refusal(headers)
         if refusal is not None:
@@ -137,18 +145,9 @@ class SecureHttpApp:
         return None
 
     async def _bounded(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Count the body as it streams (a missing or false Content-Length) and bound the time."""
-        received = 0
+        """Read the body whole (counted, so a chunked or false-length body gets 413), check its JSON-RPC
+        message, then run the app on it within the time bound."""
         started = False
-
-        async def counting_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.policy.max_body_bytes:
-                    raise _BodyTooLarge
-            return message
 
         async def tracking_send(message: Message) -> None:
             nonlocal started
@@ -157,17 +156,46 @@ class SecureHttpApp:
 
         try:
             with anyio.fail_after(self.policy.request_timeout_s):
-                await self.app(scope, counting_receive, tracking_send)
-        except _BodyTooLarge:
-            if not started:
-                await _plain(send, 413, f"request body over {self.policy.max_body_bytes} bytes")
+                body = await read_body(receive, self.policy.max_body_bytes)
+                if body is None:
+                    await _plain(send, 413, f"request body over {self.policy.max_body_bytes} bytes")
+                    return
+                replay = await self._checked(scope, body, receive, send)
+                if replay is not None:
+                    await self.app(scope, replay, tracking_send)
         except TimeoutError:
             if not started:
                 await _json_error(send, 504, -32001, f"request timed out after {self.policy.request_timeout_s:g} s")
 
+    async def _checked(self, scope: Scope, body: list[Message], receive: Receive, send: Send) -> Receive | None:
+        """The receive the app reads the buffered body from, or ``None`` once graphmem answered itself."""
+        if scope.get("method") == "POST":
+            payload = b"".join(message.get("body", b"") for message in body if message["type"] == "http.request")
+            refusal = rpc_refusal(payload)
+            if refusal is not None:
+                status, answer, rewritten = refusal
+                if status == 202:
+                    await _raw(send, 202, b"", b"text/plain; charset=utf-8")
+                    return None
+                if answer is not None:
+                    await _raw(send, status, answer, b"application/json")
+                    return None
+                body = [{"type": "http.request", "body": rewritten, "more_body": False}]
+        return _replaying(body, receive)
 
-class _BodyTooLarge(Exception):
-    pass
+
+def _replaying(messages: list[Message], receive: Receive) -> Receive:
+    """The buffered body first, then the client's own messages (its disconnect stops the work)."""
+    pending = list(messages)
+
+    async def replay() -> Message:
+        return pending.pop(0) if pending else await receive()
+    return replay
+
+
+async def _raw(send: Send, status: int, body: bytes, content_type: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", content_type)]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _token_matches(header: str, token: bytes) -> bool:
@@ -204,4 +232,6 @@ def serve_http(build_server: Callable[[], Any], settings: HttpSettings, host: st
     app = server.streamable_http_app(host=host, max_request_body_size=policy.max_body_bytes,
                                      transport_security=TransportSecuritySettings(
                                          enable_dns_rebinding_protection=False))
-    uvicorn.run(SecureHttpApp(app, policy), host=host, port=port, log_level="warning")
+    bound_log_lines()
+    uvicorn.run(SecureHttpApp(app, policy), host=host, port=port, log_level="warning",
+                http=header_timeout_protocol(settings.header_timeout_s))

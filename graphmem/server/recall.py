@@ -190,6 +190,7 @@ def memory_status(
     """Counts of memories by kind and status, concepts, edges, relations and sessions, and the store in use."""
     with tool_errors():
         status = StatusOut.model_validate(service_of(ctx).status())
+    status.default_project = service_of(ctx).settings.project
     if not graph:
         status.graph = None
     return reply(status)

@@ -88,7 +88,7 @@ def check_frame(raw: bytes) -> str:
     except RecursionError:
         raise FrameError(PARSE_ERROR, f"JSON nested deeper than {MAX_FRAME_DEPTH} levels", _sniffed_id(raw)) from None
     except ValueError as error:
-        raise FrameError(PARSE_ERROR, f"parse error: {str(error)[:100]}", _sniffed_id(raw)) from None
+        raise FrameError(PARSE_ERROR, f"parse error: {str(error)[:100]}", _lenient_id(text, raw)) from None
     return json.dumps(check_message(message), ensure_ascii=False, separators=(",", ":"))
 
 
@@ -151,6 +151,19 @@ def _refuse_constant(name: str) -> None:
 def _id_of(message: Any) -> Any:
     request_id = message.get("id") if isinstance(message, dict) else None
     return request_id if isinstance(request_id, str | int) and not isinstance(request_id, bool) else None
+
+
+def _lenient_id(text: str, raw: bytes) -> Any:
+    """The id of a frame refused for NaN or Infinity: its own top-level id, read by a parser that takes them.
+
+    Sniffing the bytes finds the first ``"id"`` anywhere, and a tool argument named ``id`` comes before the
+    request's own when the id is the last key: the fuzzer's call 1508 (seed 2025) was answered with its
+    argument's id and its client waited forever.
+    """
+    try:
+        return _id_of(json.loads(text))
+    except (ValueError, RecursionError):
+        return _sniffed_id(raw)
 
 
 def _sniffed_id(raw: bytes) -> Any:

@@ -127,6 +127,8 @@ def _existing_directory(path: Path, base: Path) -> bool:
         info = os.lstat(path)
     except FileNotFoundError:
         return False
+    except OSError as error:  # a name too long, a component that is a file
+        raise InvalidInput(f"{quote(str(path))} cannot be used: {error.strerror or error}") from None
     if stat.S_ISLNK(info.st_mode):
         raise InvalidInput(f"{path} is a symbolic link; graphmem does not write through links (refused)")
     if not stat.S_ISDIR(info.st_mode):
@@ -148,6 +150,8 @@ def _refuse_link(target: Path) -> None:
         info = os.lstat(target)
     except FileNotFoundError:
         return
+    except OSError as error:
+        raise InvalidInput(f"{quote(str(target))} cannot be used: {error.strerror or error}") from None
     if stat.S_ISLNK(info.st_mode):
         raise InvalidInput(f"{target} is a symbolic link; graphmem does not write through links (refused)")
     if not stat.S_ISREG(info.st_mode):

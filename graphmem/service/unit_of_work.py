@@ -43,7 +43,7 @@ from graphmem.store.projection_snapshot import load_snapshot, save_snapshot, sna
 from graphmem.store.repository import Repository, StoredBatch
 from graphmem.store.semantic_index import Embedder
 from nlp import ConceptExtractor
-from nlp.embedding import EmbeddingUnavailable, load_embedder
+from nlp.embedding import BackgroundEmbedder, EmbeddingUnavailable, package_dir
 
 __all__ = ["Effect", "UnitOfWork", "Write"]
 
@@ -215,10 +215,11 @@ def _embedder(settings: Settings) -> Embedder | None:
     if not settings.semantic.enabled:
         return None
     try:
-        return load_embedder()
+        package_dir()  # present or not is cheap to tell; the load itself runs on a thread
     except EmbeddingUnavailable as missing:
         _warn_once(f"graphmem: semantic recall is off: {missing}")
         return None
+    return BackgroundEmbedder(_warn_once)
 
 
 _WARNED: set[str] = set()

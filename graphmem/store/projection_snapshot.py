@@ -55,7 +55,7 @@ def save_snapshot(projection: GraphProjection, path: Path, engine: Engine, gener
         header = {"format": _FORMAT, "schema": SCHEMA_VERSION, "generation": generation,
                   "commit": _commit_time(engine, generation), "settings": _fingerprint(projection),
                   "names": projection.names, "codes": projection._codes, "folded": projection.folded_keys,
-                  "compact": projection.semantic.compact,
+                  "compact": projection.semantic.compact, "semantic_edges": projection.semantic.edge_counts,
                   "tags": {str(node): sorted(tags) for node, tags in projection.tags.items()},
                   "tools": {str(node): sorted(tools) for node, tools in projection.tools.items()},
                   "relations": list(projection.relations.values()), "memory_count": projection.memory_count}
@@ -119,7 +119,8 @@ def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[s
     projection._codes = header["codes"]
     projection.memory_count = int(header["memory_count"])
     projection.semantic = SemanticIndex(projection.embedder, projection.semantic_settings)
-    projection.semantic.restore(arrays, {form: int(node) for form, node in header.get("compact", {}).items()})
+    projection.semantic.restore(arrays, {form: int(node) for form, node in header.get("compact", {}).items()},
+                                header.get("semantic_edges", {}))
 
 
 def _fingerprint(projection: GraphProjection) -> str:

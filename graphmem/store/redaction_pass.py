@@ -31,7 +31,10 @@ from graphmem.store.tables import ConceptRow, MemoryRow, MentionRow
 __all__ = ["RedactionPlan", "RowRewrite", "apply_plan", "plan_redaction"]
 
 # Bookkeeping that holds no user text, or is derived from a column this pass rewrites itself.
-_SKIPPED_TABLES = frozenset({"store_generation", "change_log", "metric", "graphmem_meta", "concept_edge", "mention"})
+# A concept is never renamed (two secrets would both become "[redacted:…]", one unique key): one whose
+# key or alias holds a secret is dropped with its mentions instead (_secret_concepts).
+_SKIPPED_TABLES = frozenset({"store_generation", "change_log", "metric", "graphmem_meta", "concept_edge", "mention",
+                             "concept"})
 _SKIPPED_COLUMNS = frozenset({"id", "content_hash", "project_key", "status", "kind", "type", "source_id",
                               "target_id", "session_id", "superseded_by", "parent_id", "successor_id", "skill_id"})
 _BATCH = 500
@@ -171,6 +174,20 @@ def _secret_mentions(session: Session, plan: RedactionPlan) -> set[tuple[int, in
             mention.memory_seq == rewrite.key["seq"])).all()
         found.update((rewrite.key["seq"], seq) for seq, key in mentioned
                      if any(_made_from(key.casefold(), secret) for secret in folded))
+    return found | _secret_concepts(session)
+
+
+def _secret_concepts(session: Session) -> set[tuple[int, int]]:
+    """Every mention of a concept whose own key or alias is a secret shape (``ghp_…`` survives casefolding)."""
+    concept, mention = ConceptRow.__table__, MentionRow.__table__
+    secret = [row.seq for row in _rows(session, concept)
+              if redact(row.key).counts or any(redact(alias).counts for alias in row.aliases or ())]
+    found: set[tuple[int, int]] = set()
+    for start in range(0, len(secret), _BATCH):
+        chunk = secret[start: start + _BATCH]
+        found.update((int(memory_seq), int(concept_seq)) for memory_seq, concept_seq in session.execute(
+            select(mention.c.memory_seq, mention.c.concept_seq).where(mention.c.concept_seq.in_(chunk))))
+        found.update((-1, seq) for seq in chunk)  # a concept no memory mentions goes too
     return found
 
 
@@ -191,8 +208,9 @@ def apply_plan(session: Session, plan: RedactionPlan) -> None:
         session.execute(update(table).where(*condition).values(**rewrite.values))
     mention = MentionRow.__table__
     for memory_seq, concept_seq in mentions:
-        session.execute(mention.delete().where(mention.c.memory_seq == memory_seq,
-                                               mention.c.concept_seq == concept_seq))
+        if memory_seq >= 0:
+            session.execute(mention.delete().where(mention.c.memory_seq == memory_seq,
+                                                   mention.c.concept_seq == concept_seq))
     concepts = {concept_seq for _, concept_seq in mentions}
     _recount_df(session, concepts)
     purge.drop_unused_concepts(session, concepts)

@@ -1,13 +1,16 @@
 """The projection's semantic part: a vector per memory and per word concept, and the relatedness edges.
 
 Like the rest of the projection this is derived data, rebuilt from the rows (texts and concept keys) and the
-pinned model, never written back as truth. Word vectors are stored as float16 (half the bytes; cosines move
-by about 1e-3) and memories' as float32, memories' by memory row and words' by concept row, so concept nodes
-cost nothing when they are phrases or identifiers, which have no vector of their own.
+pinned model, never written back as truth. Vectors are stored as float16 (half the bytes; cosines move by
+about 1e-3), memories' by memory row and words' by concept row, so concept nodes cost nothing when they are
+phrases or identifiers, which have no vector of their own.
 
 Word concepts (a single word: a term or a one-word entity) get relatedness edges to their ``related_k``
 nearest words with cosine ≥ ``related_threshold``: "nervous" ↔ "anxious", "party" ↔ "celebration". Forms of
-one concept ("roll back", "rollback") are joined by an edge of ``join_weight`` whatever their kind.
+one concept spelled apart ("roll-back", "rollback"; "e-mail", "email") are joined by an edge of ``join_weight``
+whatever their kind. A one-word phrasal form is not joined to its verb: "rollback" and "rollout" would meet
+through "roll" (the extractor keeps only the verb of "roll back" and "roll out"); the query side maps an
+unknown "rollback" to "roll" instead (recall/semantic.py).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.core.semantic import compact_form, nearest_pairs, particle_stem
+from graphmem.core.semantic import compact_form, nearest_pairs
 from graphmem.settings import SemanticSettings
 
 __all__ = ["Embedder", "SemanticIndex", "word_concept"]
@@ -26,12 +29,15 @@ __all__ = ["Embedder", "SemanticIndex", "word_concept"]
 Vectors = npt.NDArray[np.float32]
 _VECTOR = np.float16
 _WORD_KINDS = frozenset({"term", "entity"})
+_SCORE_BLOCK = 8192  # memory rows converted to float32 at a time: 8 MB of scratch, whatever the filter
 
 
 class Embedder(Protocol):
     dimensions: int
 
     def embed(self, texts: list[str]) -> Vectors: ...
+
+    def ready(self) -> bool: ...
 
 
 def word_concept(key: str, kind: str) -> bool:
@@ -90,12 +96,16 @@ class SemanticIndex:
         self.embedder = embedder if settings.enabled else None
         self.settings = settings
         dimensions = self.embedder.dimensions if self.embedder is not None else 1
-        # Memories' vectors stay float32: search multiplies the filter's rows by the query on every gated
-        # call, and a float16 copy to float32 first cost more than the product.
-        self.memories = _Rows(dimensions, np.float32)
+        # float16 like the words: 100k memories hold 51 MB of vectors instead of 102 (150 MiB with the
+        # doubling headroom, measured by scripts/bench_semantic.py); a query converts them in blocks.
+        self.memories = _Rows(dimensions)
         self.words = _Rows(dimensions)
         self.compact: dict[str, int] = {}  # compact form → the first concept node spelled that way
-        self._compounds: dict[str, list[int]] = {}  # a verb not yet known → its one-word phrasal forms
+        self.edge_counts = {"form": 0, "related": 0}  # undirected edges this index added to the graph
+        # Texts waiting for the model (it loads in the background, so opening a store and answering
+        # `initialize` never wait for it); embedded on the first read that needs vectors.
+        self._pending_memories: list[tuple[int, str]] = []
+        self._pending_words: list[tuple[int, str]] = []
 
     @property
     def enabled(self) -> bool:
@@ -105,10 +115,29 @@ class SemanticIndex:
         assert self.embedder is not None
         return self.embedder.embed(texts)
 
+    def flush(self) -> None:
+        """Embed every text still waiting for the model (waits for it to load)."""
+        if self.embedder is None:
+            return
+        if self._pending_memories:
+            pending, self._pending_memories = self._pending_memories, []
+            self.memories.add([node for node, _ in pending], self.embedder.embed([text for _, text in pending]))
+        if self._pending_words:
+            pending, self._pending_words = self._pending_words, []
+            self.words.add([node for node, _ in pending], self.embedder.embed([key for _, key in pending]))
+
+    def _deferred(self) -> bool:
+        """Whether new texts wait: the model is still loading and no edge needs their vectors now."""
+        assert self.embedder is not None
+        return self.settings.related_k == 0 and (not self.embedder.ready() or bool(self._pending_memories))
+
     # -- following the rows ---------------------------------------------------------------------
     def add_memories(self, nodes: Sequence[int], texts: Sequence[str]) -> None:
-        if self.embedder is not None and nodes:
-            self.memories.add(nodes, self.embedder.embed(list(texts)))
+        if self.embedder is None or not nodes:
+            return
+        self._pending_memories.extend(zip(nodes, texts, strict=True))
+        if not self._deferred():
+            self.flush()
 
     def add_concepts(self, nodes: Sequence[int], keys: Sequence[str],
                      kinds: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -119,6 +148,11 @@ class SemanticIndex:
         words = [(node, key) for node, key, kind in zip(nodes, keys, kinds, strict=True) if word_concept(key, kind)]
         if not words:
             return joins
+        self.edge_counts["form"] += len(joins[0])
+        if self._deferred():
+            self._pending_words.extend(words)
+            return joins
+        self.flush()
         rows = self.words.add([node for node, _ in words], self.embedder.embed([key for _, key in words]))
         pool = self.words.active()
         new_rows, pool_rows, cosine = nearest_pairs(pool[rows], pool, self.settings.related_k,
@@ -128,6 +162,7 @@ class SemanticIndex:
         new_nodes = self.words.nodes[rows[new_rows]]
         once = (pool_rows < rows[0]) | (new_nodes < pool_nodes)
         related = (new_nodes[once], pool_nodes[once], self.settings.related_weight * cosine[once])
+        self.edge_counts["related"] += int(once.sum())
         return tuple(np.concatenate([j, r]) for j, r in zip(joins, related, strict=True))  # type: ignore[return-value]
 
     def _joins(self, nodes: Sequence[int], keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -139,15 +174,7 @@ class SemanticIndex:
             if first != node and len(form) > 2:  # "a b" → "ab" joins nothing meaningful
                 a.append(node)
                 b.append(first)
-            stem = particle_stem(form)
-            if stem is not None and stem in self.compact:  # "rollback" arrives after "roll"
-                a.append(node)
-                b.append(self.compact[stem])
-            for compound in self._compounds.pop(form, ()):  # "roll" arrives after "rollback"
-                a.append(node)
-                b.append(compound)
-            if stem is not None and stem not in self.compact:
-                self._compounds.setdefault(stem, []).append(node)
+
         return (np.array(a, dtype=np.int64), np.array(b, dtype=np.int64),
                 np.full(len(a), self.settings.join_weight))
 
@@ -155,15 +182,20 @@ class SemanticIndex:
     def memory_similarity(self, query: npt.NDArray[np.floating[Any]],
                           nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """Cosine of each memory node with the query vector (0 for a memory without a vector)."""
+        self.flush()
         rows = self.memories.rows(nodes)
         result = np.zeros(len(nodes))
         has = rows >= 0
-        if has.any():
-            result[has] = self.memories.vectors[rows[has]] @ query.astype(np.float32)
+        wanted, where = rows[has], np.flatnonzero(has)
+        vector = query.astype(np.float32)
+        for start in range(0, wanted.size, _SCORE_BLOCK):
+            block = self.memories.vectors[wanted[start:start + _SCORE_BLOCK]].astype(np.float32)
+            result[where[start:start + _SCORE_BLOCK]] = block @ vector
         return result
 
     def nearest_words(self, vector: Vectors, threshold: float, k: int) -> list[tuple[int, float]]:
         """Word concept nodes at least ``threshold`` close to ``vector``, closest first."""
+        self.flush()
         if self.words.count == 0:
             return []
         _, cols, cosine = nearest_pairs(vector[None, :], self.words.active(), k, threshold)
@@ -171,6 +203,7 @@ class SemanticIndex:
 
     def word_similarity(self, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """Cosine matrix between word concept nodes ``a`` and ``b`` (0 where either has no vector)."""
+        self.flush()
         rows_a, rows_b = self.words.rows(a), self.words.rows(b)
         va = self.words.vectors[np.maximum(rows_a, 0)].astype(np.float32)
         vb = self.words.vectors[np.maximum(rows_b, 0)].astype(np.float32)
@@ -180,12 +213,20 @@ class SemanticIndex:
         return matrix
 
     # -- snapshots ------------------------------------------------------------------------------
+    def word_vectors(self, nodes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int32], np.ndarray]:
+        """Rows of the word nodes (-1: none) and the word vector table."""
+        self.flush()
+        return self.words.rows(nodes), self.words.vectors
+
     def state(self) -> dict[str, Any]:
+        self.flush()
         return self.memories.state("semantic_memory") | self.words.state("semantic_word")
 
-    def restore(self, arrays: dict[str, np.ndarray], compact_keys: dict[str, int]) -> None:
+    def restore(self, arrays: dict[str, np.ndarray], compact_keys: dict[str, int],
+                edge_counts: dict[str, int]) -> None:
+        self.compact = compact_keys
+        self.edge_counts = {**self.edge_counts, **edge_counts}
         if self.embedder is None or "semantic_memory_vectors" not in arrays:
             return
         self.memories.restore(arrays["semantic_memory_vectors"], arrays["semantic_memory_nodes"])
         self.words.restore(arrays["semantic_word_vectors"], arrays["semantic_word_nodes"])
-        self.compact = compact_keys

@@ -156,3 +156,14 @@ def test_the_demo_runs_on_the_bundled_data_and_every_query_returns_hits(capsys):
     # Retrieval quality is tuned elsewhere; here the demo must only run and answer every query.
     unanswered = [entry["query"] for entry in summary if entry["hit_count"] < 1]
     assert unanswered == []
+
+
+def test_a_whole_graph_picture_too_large_to_read_says_so_and_a_query_picture_does_not(tmp_path, capsys):
+    db = str(tmp_path / "m.db")
+    assert run(capsys, "--db", db, "import", str(DATA / "observations.jsonl"))[0] == 0
+    code, _, err = run(capsys, "--db", db, "export", "--format", "html", "-o", str(tmp_path / "all.html"))
+    assert code == 0 and err.startswith("exported html: 3542 nodes")
+    assert "too many to read in one picture" in err and "--query" in err
+    code, _, err = run(capsys, "--db", db, "export", "--format", "html", "--query", "retry webhooks", "-o",
+                       str(tmp_path / "query.html"))
+    assert code == 0 and "too many" not in err

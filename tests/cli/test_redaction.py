@@ -76,3 +76,20 @@ def test_after_apply_the_store_still_finds_the_memories_by_their_other_words(old
     assert sum(hit.content.startswith("Deploy note: ") for hit in hits) == len(SECRETS)
     assert all(HF_TOKEN not in str(hit) for hit in service.search(HF_TOKEN).hits)
     service.close()
+
+
+def test_a_concept_that_is_itself_a_secret_shape_is_dropped(new_store, extractor, monkeypatch, capsys):
+    path = new_store("concept.db")
+    token = "ghp_" + "Zq4" * 12
+    monkeypatch.setattr("graphmem.service.scrub.redact", lambda text: Redaction(text, {}))
+    service = MemoryService(Settings.load(db=path, environ={}), extractor=extractor)
+    service.store("The CI bot authenticates with its own token", entities=[token])
+    service.close()
+    monkeypatch.undo()
+    assert main(["--json", "--db", path, "redact", "--apply"]) == 0
+    assert json.loads(capsys.readouterr().out)["concepts"] >= 1
+    service = MemoryService(Settings.load(db=path, environ={}), extractor=extractor)
+    export = io.StringIO()
+    service.export_jsonl(export)
+    service.close()
+    assert token.casefold() not in export.getvalue().casefold()

@@ -26,7 +26,7 @@ def test_vectors_are_unit_length_and_empty_text_is_zero():
 def test_a_model_file_that_differs_from_its_pin_is_refused(tmp_path, monkeypatch):
     (tmp_path / "weights").mkdir()
     (tmp_path / "weights" / "l2_supercat_256.safetensors").write_bytes(b"not the pinned weights")
-    monkeypatch.setattr(embedding, "_package_dir", lambda: tmp_path)
+    monkeypatch.setattr(embedding, "package_dir", lambda: tmp_path)
     with pytest.raises(EmbeddingUnavailable, match="expected the pinned"):
         embedding._load()
 
@@ -34,4 +34,21 @@ def test_a_model_file_that_differs_from_its_pin_is_refused(tmp_path, monkeypatch
 def test_a_missing_package_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(embedding.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(EmbeddingUnavailable, match="pip install wordllama"):
-        embedding._package_dir()
+        embedding.package_dir()
+
+
+def test_a_background_load_that_fails_gives_zero_vectors_and_says_why_once(monkeypatch):
+    def refuse() -> None:
+        raise EmbeddingUnavailable("model file missing: test")
+
+    monkeypatch.setattr(embedding, "load_embedder", refuse)
+    warnings: list[str] = []
+    loader = embedding.BackgroundEmbedder(warnings.append)
+    vectors = loader.embed(["nervous", "anxious"])
+    assert vectors.shape == (2, embedding.DIMENSIONS) and not vectors.any()
+    assert loader.ready() and warnings == ["graphmem: semantic recall is off: model file missing: test"]
+
+
+def test_the_background_loader_embeds_like_the_model():
+    loader = embedding.BackgroundEmbedder(print)
+    np.testing.assert_array_equal(loader.embed(["roll back"]), load_embedder().embed(["roll back"]))

@@ -99,3 +99,9 @@ async def test_a_nul_in_the_root_says_why(service, settings, tmp_path):
     async with rooted_client(service, settings, tmp_path) as client:
         message = await refused(client, "memory_brief_synthesize", root=f"{tmp_path}\x00/x", force=True)
     assert "NUL" in message
+
+
+async def test_a_root_too_long_for_the_file_system_is_a_readable_bounded_error(service, settings, tmp_path):
+    async with rooted_client(service, settings, tmp_path) as client:
+        message = await refused(client, "memory_brief_synthesize", root="_" * 50_000, force=True)
+    assert "cannot be used" in message and len(message) < 400

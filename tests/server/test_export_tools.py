@@ -139,7 +139,7 @@ async def test_a_listening_client_is_told_when_a_write_changes_the_graph(client)
     assert event.uri == f"graphmem://memory/{stored['id']}"
 
 
-async def test_a_handshake_era_client_is_notified_after_writes_only(service, settings):
+async def test_a_handshake_era_client_is_notified_after_writes_only_of_what_it_subscribed_to(service, settings):
     received: list[str] = []
 
     async def on_message(message) -> None:
@@ -151,9 +151,13 @@ async def test_a_handshake_era_client_is_notified_after_writes_only(service, set
         for name, arguments in READS:
             await call(client, name, **arguments)
         await refused(client, "memory_store", content="")
+        await call(client, "memory_store", content=ORDERS)  # not subscribed yet: no notification (the spec)
         assert received == []
+        await client.subscribe_resource("graphmem://graph")
         stored = await call(client, "memory_store", content=WEBHOOK)
+        await client.subscribe_resource(f"graphmem://memory/{stored['id']}")
+        await call(client, "memory_correct", id=stored["id"], content=WEBHOOK + " (72 hours)")
         with anyio.fail_after(5):
-            while len(received) < 2:
+            while len(received) < 3:
                 await anyio.lowlevel.checkpoint()
-    assert received == ["graphmem://graph", f"graphmem://memory/{stored['id']}"]
+    assert received == ["graphmem://graph", "graphmem://graph", f"graphmem://memory/{stored['id']}"]

@@ -143,3 +143,11 @@ def test_the_real_server_answers_odd_ids_ignores_notifications_and_quotes_briefl
     assert 5 not in ids and 6 not in ids and 1.5 in ids and ids.count(None) == 3 and {30, 31} <= set(ids)
     assert all(len(line) < 1_000 for line in received[1:])
     assert len(stderr) < 20_000
+
+
+def test_a_nan_frame_is_answered_with_its_own_id_not_an_argument_named_id():
+    frame = b'{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "memory_correct", "arguments": ' \
+            b'{"reason": {"id": "Infinity", "x": -Infinity}}}, "id": 1508}'
+    with pytest.raises(FrameError) as caught:
+        check_frame(frame)
+    assert json.loads(caught.value.response())["id"] == 1508

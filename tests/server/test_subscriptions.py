@@ -54,9 +54,9 @@ class Peer:
 async def test_updates_go_only_to_subscribed_resources_and_stop_after_unsubscribe(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")} | {
         "GRAPHMEM_DB": str(tmp_path / "m.db")}
-    process = await asyncio.create_subprocess_exec(GRAPHMEM, "--create", "serve", env=env,
-                                                   stdin=asyncio.subprocess.PIPE,
-                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+    pipe = asyncio.subprocess.PIPE
+    process = await asyncio.create_subprocess_exec(GRAPHMEM, "--create", "serve", env=env, stdin=pipe, stdout=pipe,
+                                                   stderr=asyncio.subprocess.DEVNULL)
     peer = Peer(process)
     try:
         started = await peer.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},

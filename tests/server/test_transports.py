@@ -75,6 +75,31 @@ async def test_graphmem_serve_over_streamable_http(tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=20)
+    assert process.stderr is not None
+    assert f"graphmem: serving MCP over streamable HTTP at http://127.0.0.1:{port}/mcp" in process.stderr.read()
+
+
+async def test_stdio_prints_only_the_store_line_even_when_a_call_fails(tmp_path):
+    import asyncio
+
+    from tests.server.test_subscriptions import Peer
+
+    pipe = asyncio.subprocess.PIPE
+    process = await asyncio.create_subprocess_exec(GRAPHMEM, "--create", "serve", env=_env(tmp_path), stdin=pipe,
+                                                   stdout=pipe, stderr=pipe)
+    peer = Peer(process)
+    await peer.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                      "clientInfo": {"name": "t", "version": "1"}})
+    await peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for arguments in ({"name": "memory_open", "arguments": {"ids": ["mem_doesnotexist"], "as_of": "soon"}},
+                      {"name": "memory_forget", "arguments": {"id": "mem_doesnotexist"}},
+                      {"name": "memory_search", "arguments": {"query": "x", "limit": 0}}):
+        assert (await peer.request("tools/call", arguments))["isError"] is True
+    assert process.stdin is not None and process.stderr is not None
+    process.stdin.close()
+    printed = (await asyncio.wait_for(process.stderr.read(), 60)).decode()
+    await process.wait()
+    assert printed.splitlines() == [f"graphmem: created store {tmp_path / 'served.db'} (explicit)"]
 
 
 async def test_a_server_on_a_missing_store_answers_and_every_call_says_how_to_create_it(tmp_path):

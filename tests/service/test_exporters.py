@@ -313,3 +313,11 @@ def test_the_cli_writes_csv_into_a_directory_and_html_to_a_file(settings, graph,
     assert "name a directory" in capsys.readouterr().err
     assert main(["--db", db, "stats", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["graph"]["communities"]["method"] == "louvain"
+
+
+def test_stats_text_names_each_edge_count_for_what_it_counts():
+    from graphmem.service.export.stats import render_stats
+
+    text = render_stats({"mentions": 6, "concept_edges": 4, "relations": 1, "graph_nodes": 9, "graph_edges": 14})
+    assert text.splitlines() == ["mentions: 6", "co-occurrence rows: 4", "relations: 1", "graph nodes: 9",
+                                 "graph matrix entries (each edge both ways): 14"]

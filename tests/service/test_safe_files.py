@@ -106,3 +106,10 @@ def test_a_symlinked_note_inside_the_vault_is_refused_and_its_target_untouched(t
 def test_every_path_error_says_why(tmp_path, relative, reason):
     with pytest.raises(InvalidInput, match=reason):
         write_confined(tmp_path, relative, "x")
+
+
+def test_a_name_too_long_for_the_file_system_is_a_readable_error(tmp_path):
+    with pytest.raises(InvalidInput, match="cannot be used"):
+        write_confined(tmp_path, "a" * 5_000 + ".md", "x")
+    with pytest.raises(InvalidInput, match="cannot be used"):
+        read_confined(tmp_path, "d" * 5_000 + "/AGENTS.md")

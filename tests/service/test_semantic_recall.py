@@ -53,13 +53,16 @@ def test_a_concept_written_as_one_word_seeds_its_spaced_form(service: MemoryServ
 
 
 def test_forms_of_one_concept_are_joined_in_the_graph(service: MemoryService):
-    service.store("We roll the release back when the health check fails")
-    service.store("The rollback script lives in the ops folder")
-    service.store("Run the checkout before you check the diff")
+    service.store("The web hook fires on every payment in the code base")
+    service.store("The webhook retries for three days; the codebase logs each try")
+    service.store("We roll the canary out before the rollout, and roll back with the rollback script")
     projection = service.projection
-    for a, b in (("roll", "rollback"), ("checkout", "check")):
-        neighbours, _ = projection.graph.neighbors(projection.concept_nodes[a])
-        assert projection.concept_nodes[b] in neighbours.tolist(), (a, b)
+    for apart, together in (("web hook", "webhook"), ("code base", "codebase")):
+        neighbours, _ = projection.graph.neighbors(projection.concept_nodes[apart])
+        assert projection.concept_nodes[together] in neighbours.tolist(), (apart, together)
+    rollout, _ = projection.graph.neighbors(projection.concept_nodes["rollout"])
+    assert projection.concept_nodes["rollback"] not in rollout.tolist(), "a verb's phrasal forms stay apart"
+    assert "webhook" in service.associate("web hook").memories[1].content
 
 
 def test_related_words_get_weighted_edges_both_ways(settings: Settings, extractor: ConceptExtractor):

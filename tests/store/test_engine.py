@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from graphmem import MemoryService, Settings
-from graphmem.errors import StorageError
+from graphmem.errors import InvalidInput, StorageError
 from graphmem.settings import store_location
 from graphmem.store.engine import database_url, open_engine
 from graphmem.store.tables import SCHEMA_VERSION
@@ -105,8 +105,8 @@ def test_an_unopenable_database_is_a_storage_error_that_hides_the_password(tmp_p
         open_engine(str(blocker / "memory.db"))
     with pytest.raises(StorageError, match="cannot open database"):
         open_engine(str(blocker))  # a file that is not a SQLite database
-    with pytest.raises(StorageError, match="cannot open database") as refused:
-        open_engine("nosuchdialect://user:secret@host/db")
+    with pytest.raises(InvalidInput, match="unsupported database URL nosuchdialect://user:") as refused:
+        open_engine("nosuchdialect://user:secret@host/db")  # one line naming what graphmem stores in
     assert "secret" not in str(refused.value)
 
 

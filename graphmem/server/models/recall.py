@@ -181,4 +181,5 @@ class StatusOut(Out):
     graph_edges: int
     nlp_model: str
     activation_method: str
+    default_project: str | None = optional()  # the project of calls that name none (graphmem serve in a repository)
     graph: GraphStatsOut | None = optional()

@@ -17,6 +17,7 @@ import networkx as nx
 import numpy as np
 
 from graphmem.core.relations import RELATION_TYPES
+from graphmem.core.semantic import compact_form
 from graphmem.core.values import Memory, Relation
 from graphmem.service.export.scope import ExportScope, NodeSelection, check_scope, select_nodes
 from graphmem.service.recall.engine import RecallEngine
@@ -49,6 +50,7 @@ class _Snapshot:
     memory_seqs: dict[int, int]
     visible_now: frozenset[int]
     edges: list[tuple[int, int, float]]
+    cooccurrence: bool = False  # whether the projection holds co-occurrence edges (activation.cooccurrence)
 
 
 def build_export_graph(recall: RecallEngine, scope: ExportScope) -> ExportGraph:
@@ -95,7 +97,8 @@ def _snapshot(projection: GraphProjection, selection: NodeSelection) -> _Snapsho
                 for n in nodes.tolist() if types[n] == CONCEPT}
     seqs = {n: int(projection.col("seq")[n]) for n in nodes.tolist() if types[n] != CONCEPT}
     return _Snapshot(selection, {n: projection.names[n] for n in nodes.tolist()}, concepts, seqs,
-                     frozenset(n for n in seqs if visible[n]), _weighted_edges(projection, nodes))
+                     frozenset(n for n in seqs if visible[n]), _weighted_edges(projection, nodes),
+                     projection.settings.cooccurrence)
 
 
 def _weighted_edges(projection: GraphProjection, nodes: np.ndarray) -> list[tuple[int, int, float]]:
@@ -181,7 +184,7 @@ def _add_edges(graph: nx.MultiDiGraph[str], snapshot: _Snapshot, ids: dict[int, 
     rows: list[tuple[str, str, dict[str, Any]]] = []
     for a, b, weight in snapshot.edges:
         if ids[a] in graph and ids[b] in graph:
-            family = "mention" if a not in snapshot.concepts else "cooccurrence"
+            family = "mention" if a not in snapshot.concepts else _concept_family(snapshot, a, b)
             rows.append((ids[a], ids[b], {"edge_type": family, "family": family, "weight": round(weight, 8)}))
     for relation in relations:
         if relation.source_id in graph and relation.target_id in graph:
@@ -191,6 +194,14 @@ def _add_edges(graph: nx.MultiDiGraph[str], snapshot: _Snapshot, ids: dict[int, 
     # types-networkx gives MultiDiGraph Graph's add_edges_from, without the (u, v, key, data) form
     graph.add_edges_from((source, target, key, data)  # type: ignore[misc]
                          for key, (source, target, data) in enumerate(rows))
+
+
+def _concept_family(snapshot: _Snapshot, a: int, b: int) -> str:
+    """A concept–concept edge: two spellings of one concept (the semantic index's join), a relatedness edge
+    (when co-occurrence is not projected, the only other source), or a co-occurrence."""
+    if compact_form(snapshot.names[a]) == compact_form(snapshot.names[b]):
+        return "same_form"
+    return "cooccurrence" if snapshot.cooccurrence else "related_concept"
 
 
 def relation_attributes(relation: Relation, relation_weight: float) -> dict[str, Any]:

@@ -16,7 +16,6 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from graphmem.store.projection import CONCEPT, GraphProjection
 
@@ -60,17 +59,25 @@ def graph_stats(projection: GraphProjection, community_limit: int = 20_000) -> G
     return GraphStats(
         nodes=len(types), edges=int(undirected.nnz // 2), memories=int((~is_concept).sum()),
         concepts=int(is_concept.sum()), concept_kinds=dict(sorted(concept_kinds.items())),
-        edge_families=_edge_families(undirected, is_concept), degree=_degree_summary(degree),
+        edge_families=_edge_families(undirected, is_concept, dict(projection.semantic.edge_counts)),
+        degree=_degree_summary(degree),
         top_concepts=_top_concepts(names, df, degree, is_concept),
         components=_components(undirected), orphans=_orphans(names, degree, is_concept),
         communities=_communities(undirected, names, df, is_concept, community_limit))
 
 
-def _edge_families(undirected: sp.csr_array, is_concept: np.ndarray) -> dict[str, int]:
+def _edge_families(undirected: sp.csr_array, is_concept: np.ndarray, semantic: dict[str, int]) -> dict[str, int]:
+    """Edges by the kinds of their ends; concept–concept edges split into co-occurrence and the semantic
+    index's form joins and relatedness edges (it counts what it adds; a pair of both kinds counts once)."""
     upper = sp.triu(undirected, k=1).tocoo()
     a, b = is_concept[upper.row], is_concept[upper.col]
-    return {"mention": int((a != b).sum()), "cooccurrence": int((a & b).sum()),
-            "relation": int((~a & ~b).sum())}
+    between_concepts = int((a & b).sum())
+    form = min(semantic.get("form", 0), between_concepts)
+    related = min(semantic.get("related", 0), between_concepts - form)
+    families = {"mention": int((a != b).sum()), "cooccurrence": between_concepts - form - related}
+    if form or related:
+        families |= {"same_form": form, "related_concept": related}
+    return families | {"relation": int((~a & ~b).sum())}
 
 
 def _degree_summary(degree: np.ndarray) -> dict[str, Any]:
@@ -95,6 +102,10 @@ def _top_concepts(names: list[str], df: np.ndarray, degree: np.ndarray, is_conce
 def _components(undirected: sp.csr_array) -> dict[str, Any]:
     if undirected.shape[0] == 0:
         return {"count": 0, "largest": 0, "sizes": []}
+    # Imported here: scipy.sparse.csgraph pulls in scipy.sparse.linalg and scipy.linalg (about 50 ms), and
+    # every process that builds the service imports this module, the MCP server before its first answer.
+    from scipy.sparse.csgraph import connected_components
+
     count, labels = connected_components(undirected, directed=False)
     sizes = sorted(np.bincount(labels).tolist(), reverse=True)
     return {"count": int(count), "largest": sizes[0], "sizes": sizes[:_TOP]}
@@ -130,9 +141,15 @@ def _communities(undirected: sp.csr_array, names: list[str], df: np.ndarray, is_
             "modularity": round(float(modularity), 4), "largest": largest}
 
 
+# Three edge counts that differ on purpose: the stored co-occurrence rows (projected only with
+# activation.cooccurrence), the recall matrix's entries (each edge both ways), and the graph statistics' edges.
+_LABELS = {"concept_edges": "co-occurrence rows", "graph_edges": "graph matrix entries (each edge both ways)"}
+
+
 def render_stats(status: dict[str, Any]) -> str:
     """Readable text of ``MemoryService.status()`` with its ``graph`` statistics."""
-    lines = [f"{key.replace('_', ' ')}: {_readable(value)}" for key, value in status.items() if key != "graph"]
+    lines = [f"{_LABELS.get(key, key.replace('_', ' '))}: {_readable(value)}" for key, value in status.items()
+             if key != "graph"]
     graph = status.get("graph")
     if graph:
         stats = graph if isinstance(graph, dict) else {f: getattr(graph, f) for f in GraphStats.__slots__}

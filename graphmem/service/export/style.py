@@ -21,6 +21,8 @@ NODE_COLORS: dict[str, str] = {
 EDGE_STYLES: dict[str, dict[str, Any]] = {
     "mention": {"color": "#c8c8c8", "line": "solid", "arrow": False},
     "cooccurrence": {"color": "#e2e2e2", "line": "dotted", "arrow": False},
+    "same_form": {"color": "#b0b0b0", "line": "solid", "arrow": False},
+    "related_concept": {"color": "#d9c2e8", "line": "dotted", "arrow": False},
     "supersedes": {"color": "#7f3c8d", "line": "dashed", "arrow": True},
     "contradicts": {"color": "#d62728", "line": "solid", "arrow": False},
     "conflicts_with": {"color": "#d62728", "line": "dashed", "arrow": False},

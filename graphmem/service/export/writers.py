@@ -102,7 +102,8 @@ def relationship_type(edge_type: str) -> str:
     >>> relationship_type("mention"), relationship_type("conflicts_with")
     ('MENTIONS', 'CONFLICTS_WITH')
     """
-    special = {"mention": "MENTIONS", "cooccurrence": "CO_OCCURS_WITH"}
+    special = {"mention": "MENTIONS", "cooccurrence": "CO_OCCURS_WITH", "same_form": "SAME_FORM_AS",
+               "related_concept": "RELATED_TO_CONCEPT"}
     return special.get(edge_type) or re.sub(r"[^A-Za-z0-9_]", "_", edge_type).upper()
 
 

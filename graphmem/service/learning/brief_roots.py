@@ -58,8 +58,12 @@ def allowed_brief_root(root: str | os.PathLike[str], settings: Settings, client_
                        named_by_operator: bool = False) -> Path:
     """``root`` resolved, once it is an existing folder inside a root the operator allows; else why not."""
     text = check_path_text("root", os.fspath(root))
-    base = Path(text).expanduser().resolve()
-    if not base.is_dir():
+    try:
+        base = Path(text).expanduser().resolve()
+        is_dir = base.is_dir()
+    except OSError as error:  # a name too long for the file system, a loop of links, no permission
+        raise InvalidInput(f"root {quote(text)} cannot be used: {error.strerror or error}") from None
+    if not is_dir:
         raise InvalidInput(f"root {quote(text)} is not an existing directory")
     if named_by_operator:
         return base
@@ -69,10 +73,11 @@ def allowed_brief_root(root: str | os.PathLike[str], settings: Settings, client_
     project = project_root(settings)
     implicit = [folder.resolve() for folder in (*([project] if project else []), *client_roots)]
     if _global(base):
-        raise InvalidInput(f"root {base} is the home folder, the file system root or a global agent-instruction "
-                           "folder; a brief goes there only if lifecycle.brief_roots names it (refused)")
+        raise InvalidInput(f"root {quote(str(base))} is the home folder, the file system root or a global "
+                           "agent-instruction folder; a brief goes there only if lifecycle.brief_roots names it "
+                           "(refused)")
     if not any(base.is_relative_to(folder) for folder in implicit if not _global(folder) or folder == base):
         shown = ", ".join(str(folder) for folder in implicit) or "none"
-        raise InvalidInput(f"root {base} is outside the roots this server writes briefs into ({shown}): the "
-                           "project's folder, the roots the client declared, or lifecycle.brief_roots (refused)")
+        raise InvalidInput(f"root {quote(str(base))} is outside the roots this server writes briefs into ({shown}): "
+                           "the project's folder, the roots the client declared, or lifecycle.brief_roots (refused)")
     return base

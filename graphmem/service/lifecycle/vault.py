@@ -38,7 +38,11 @@ def vault_folder(vault_path: str | None, folder: str) -> tuple[Path, Path]:
     except InvalidInput as error:
         raise InvalidInput(f"vault folder {quote(folder)} would be outside the vault {root}: {error}") from None
     for depth in range(1, len(parts) + 1):
-        if root.joinpath(*parts[:depth]).is_symlink():
+        try:
+            linked = root.joinpath(*parts[:depth]).is_symlink()
+        except OSError as error:  # a folder name too long for the file system
+            raise InvalidInput(f"vault folder {quote(folder)} cannot be used: {error.strerror or error}") from None
+        if linked:
             raise InvalidInput(f"{root.joinpath(*parts[:depth])} is a symbolic link, which may lead outside the vault; "
                                "graphmem does not write through links (refused)")
     return root, root.joinpath(*parts)

@@ -32,7 +32,7 @@ class RedactionReport:
     @property
     def message(self) -> str:
         """One readable line for the CLI."""
-        if not self.rows:
+        if not self.rows and not self.concepts:
             return "no stored secret found: nothing to rewrite"
         verb = "rewrote" if self.applied else "would rewrite (dry run; --apply rewrites)"
         kinds = ", ".join(f"{kind} {count}" for kind, count in self.redacted.items())
@@ -55,9 +55,9 @@ def redact_store(uow: Any, *, apply: bool = False) -> RedactionReport:
             return _report(plan_redaction(session, _content_hash), applied=False)
     with uow.write() as write:
         plan = plan_redaction(write.session, _content_hash)
-        if plan.rewrites:
+        if plan.rewrites or plan.concepts:
             apply_plan(write.session, plan)
             write.rewrote("redact")
-    if plan.rewrites:
+    if plan.rewrites or plan.concepts:
         purge.checkpoint(uow.engine)
     return _report(plan, applied=True)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from graphmem.core.composition import Candidate, compose, needs_of
-from graphmem.core.conflicts import detect_conflict, pair_key
+from graphmem.core.conflicts import detect_conflict, pair_key, strongest_pairs
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.values import Memory
 from graphmem.service.recall.engine import Activation, RecallEngine
 from graphmem.service.recall.results import CompositionResult, ConflictReport, CoveredBy, MemoryHit, PlanStepResult
 from graphmem.service.recall.semantic import synonym_cover
-from graphmem.service.relations.conflicts import claim_texts, specificity_of
+from graphmem.service.relations.claims import cached_claims
+from graphmem.service.relations.conflicts import specificity_of
 
 __all__ = ["build_composition"]
 
@@ -93,7 +94,8 @@ def find_conflicts(engine: RecallEngine, activation: Activation, sources: tuple[
     # is compared with a source of its own project only, as the conflict scan does by default.
     candidates = [(a, b) for a, b in pairs if pair_key(a, b) not in linked and concepts[a] & concepts[b]
                   and (b in chosen or memories[a].project == memories[b].project)]
-    reports += _detected(engine, memories, candidates, chosen, specific)
+    # Bounded work (issue 25): the strongest MAX_PAIRS pairs, each memory's claims parsed once (cached).
+    reports += _detected(engine, memories, strongest_pairs(candidates, concepts, specific), chosen, specific)
     return sorted(reports, key=lambda report: not report.in_selection)
 
 
@@ -101,7 +103,7 @@ def _detected(engine: RecallEngine, memories: dict[str, Memory], pairs: list[tup
               chosen: set[str], specific: dict[str, float]) -> list[ConflictReport]:
     """Pairs whose text disagrees (core conflict detection); each memory is parsed once."""
     involved = list(dict.fromkeys(memory_id for pair in pairs for memory_id in pair))
-    claims = claim_texts(engine.extractor, [memories[i] for i in involved])
+    claims = cached_claims(engine.extractor, [memories[i] for i in involved])
     reports = []
     for first, second in pairs:
         a, b = claims[first], claims[second]

@@ -80,7 +80,7 @@ class SemanticLeg:
                 seeds.append(SemanticSeed(projection.names[node], key, "form", 1.0))
             elif index.enabled and key.isalpha():
                 meaning.append(key)
-        if meaning and index.words.count:
+        if meaning:
             for key, vector in zip(meaning, index.embed(meaning), strict=True):
                 for node, similarity in index.nearest_words(vector, self.settings.seed_threshold, _SEED_NEIGHBOURS):
                     seeds.append(SemanticSeed(projection.names[node], key, "semantic", round(similarity, 4)))
@@ -123,10 +123,13 @@ class SemanticLeg:
 
 def synonym_cover(projection: GraphProjection, needs: Sequence[str], concepts: dict[int, frozenset[str]],
                   threshold: float) -> dict[int, dict[str, tuple[str, float]]]:
-    """Per memory node: the needs it lacks by name but mentions a word at least ``threshold`` close to,
-    with that word and its cosine ("nervous" covered by "anxious")."""
+    """Per memory node: the needs no candidate mentions by name that it mentions a word at least
+    ``threshold`` close to, with that word and its cosine ("anxious" covered by "nervous")."""
     index = projection.semantic
-    wanted = [need for need in needs if need.isalpha()]
+    # A synonym stands in only where no candidate mentions the need itself: static vectors of words that
+    # share a sub-word ("rollback", "rollout") are close, and a direct mention is always the better source.
+    mentioned = frozenset().union(*concepts.values()) if concepts else frozenset()
+    wanted = [need for need in needs if need.isalpha() and need not in mentioned]
     if not index.enabled or not wanted or threshold >= 1.0:
         return {}
     need_vectors = index.embed(wanted)
@@ -134,11 +137,11 @@ def synonym_cover(projection: GraphProjection, needs: Sequence[str], concepts: d
     for node, names in concepts.items():
         words = [name for name in names if name in projection.concept_nodes]
         word_nodes = np.array([projection.concept_nodes[name] for name in words], dtype=np.int64)
-        rows = index.words.rows(word_nodes) if word_nodes.size else np.zeros(0, dtype=np.int32)
+        rows, table = index.word_vectors(word_nodes)
         keep = rows >= 0
         if not keep.any():
             continue
-        similarity = need_vectors @ index.words.vectors[rows[keep]].astype(np.float32).T
+        similarity = need_vectors @ table[rows[keep]].astype(np.float32).T
         kept = [word for word, has in zip(words, keep.tolist(), strict=True) if has]
         for at, need in enumerate(wanted):
             best = int(np.argmax(similarity[at]))

@@ -1,0 +1,48 @@
+"""A session follows the client connection: two conversations minutes apart, from two connections, are two
+sessions; one connection's memories share one; an explicit ``session_id`` or ``memory_session_start`` still
+decides. (The two-hour window stays the fallback for writes that come through no connection: CLI, Python.)"""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from graphmem.server import build_server
+from tests.conftest import ORDERS, WEBHOOK
+
+pytestmark = pytest.mark.anyio
+
+
+async def call(client, name, **arguments):
+    result = await client.call_tool(name, arguments)
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+async def session_of(client, memory_id: str) -> str:
+    return (await call(client, "memory_open", ids=[memory_id]))["memories"][0]["session_id"]
+
+
+async def test_two_connections_write_to_two_sessions_and_one_connection_to_one(settings, service):
+    async with Client(build_server(settings, tools="full", service=service)) as first:
+        a = (await call(first, "memory_store", content=WEBHOOK, project="web"))["id"]
+        b = (await call(first, "memory_store", content="Deploys run at 10:00 UTC", project="web"))["id"]
+        assert await session_of(first, a) == await session_of(first, b)
+    async with Client(build_server(settings, tools="full", service=service)) as second:
+        c = (await call(second, "memory_store", content=ORDERS, project="web"))["id"]
+        assert await session_of(second, c) != await session_of(second, a)
+        timeline = await call(second, "memory_timeline", project="web", limit=5)
+        assert len(timeline["timeline"]) == 2
+
+
+async def test_a_started_session_or_a_named_one_decides_where_memories_go(settings, service):
+    async with Client(build_server(settings, tools="full", service=service)) as client:
+        started = (await call(client, "memory_session_start", project="web", new=True))["session"]["id"]
+        stored = (await call(client, "memory_store", content=WEBHOOK, project="web"))["id"]
+        assert await session_of(client, stored) == started
+        other = (await call(client, "memory_session_start", project="ops", new=True))["session"]["id"]
+        named = (await call(client, "memory_store", content=ORDERS, project="web", session_id=other))["id"]
+        assert await session_of(client, named) == other
+        await call(client, "memory_session_end", project="web", session_id=started)
+        after = (await call(client, "memory_store", content="Deploys run at 10:00 UTC", project="web"))["id"]
+        assert await session_of(client, after) not in {started, other}
