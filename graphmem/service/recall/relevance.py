@@ -56,8 +56,8 @@ class Evidence:
 # docs/retrieval.md). The cosine carries most of the evidence; the rank says how far down the ranking's own
 # confidence goes.
 COEFFICIENTS: dict[str, tuple[float, float, float, float, float]] = {
-    "search": (-2.032, 0.335, 4.133, -1.309, 0.090),
-    "associate": (-1.228, 0.273, 4.602, -1.540, -0.910),
+    "search": (-2.034, 0.335, 4.127, -1.309, 0.096),
+    "associate": (-1.231, 0.272, 4.604, -1.539, -0.906),
 }
 
 
