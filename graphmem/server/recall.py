@@ -37,6 +37,7 @@ from graphmem.server.models.recall import (
     StatusOut,
 )
 from graphmem.service import MemoryService
+from graphmem.service.recall.relevance import DEFAULT_MIN_RELEVANCE
 from graphmem.service.recall.results import AssociateResult, SearchResult
 
 __all__ = ["TOOLS", "associate_out", "search_out"]
@@ -50,6 +51,7 @@ Include = Annotated[Literal["memories", "skills", "all"], Field(description=(
     "memories (default), skills the query matches, or all"))]
 SkillDetail = Annotated[Literal["name_only", "summary", "full"], Field(description=(
     "With skills: name_only, summary (trigger, step count, outcomes) or full (steps, sources)"))]
+MinRelevance = Annotated[float, Field(ge=0.0, le=1.0, description="Hide hits below this relevance")]
 
 
 def search_out(service: MemoryService, result: SearchResult, detail: str) -> SearchOut:
@@ -61,8 +63,8 @@ def search_out(service: MemoryService, result: SearchResult, detail: str) -> Sea
         out = SearchHitOut.model_validate(hit)
         out.notes = list(result.notes.get(hit.id, ()))
         if detail == "compact":
-            out = SearchHitOut(id=out.id, score=out.score, kind=out.kind, content=out.content,
-                               concepts=out.concepts[:_COMPACT_CONCEPTS], notes=out.notes)
+            out = SearchHitOut(id=out.id, score=out.score, relevance=out.relevance, kind=out.kind,
+                               content=out.content, concepts=out.concepts[:_COMPACT_CONCEPTS], notes=out.notes)
         hits.append(out)
     return SearchOut(query=result.query, hits=hits, total_candidates=result.total_candidates,
                      offset=result.offset, unmatched_concepts=list(result.unmatched_concepts),
@@ -121,6 +123,7 @@ def memory_search(
     tools_used: ToolsFilter = None,
     include: Include = "memories",
     skill_detail: SkillDetail = "summary",
+    min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
 ) -> Annotated[CallToolResult, SearchOut]:
     """Default retrieval: keywords fused with concept-graph activation. Hits note superseded,
     contradicted or pending-conflict memories."""
@@ -128,7 +131,7 @@ def memory_search(
     with tool_errors():
         result = service.search(query, project, kind, tags, limit, offset, as_of, include_superseded,
                                 outcome=outcome, task_type=task_type, tools_used=tools_used, include=include,
-                                skill_detail=skill_detail, notes=True)
+                                skill_detail=skill_detail, notes=True, min_relevance=min_relevance)
     return reply(search_out(service, result, detail))
 
 
@@ -150,6 +153,7 @@ def memory_associate(
     tools_used: ToolsFilter = None,
     include: Include = "memories",
     skill_detail: SkillDetail = "summary",
+    min_relevance: MinRelevance = DEFAULT_MIN_RELEVANCE,
 ) -> Annotated[CallToolResult, AssociateOut]:
     """Spreading activation from the query's concepts, and meaning where the words differ: finds memories
     keywords miss, and explains each hit."""
@@ -158,7 +162,7 @@ def memory_associate(
         result = service.associate(query, mode, project, max_results, min_coverage, as_of=as_of,
                                    include_superseded=include_superseded, outcome=outcome,
                                    task_type=task_type, tools_used=tools_used, include=include,
-                                   skill_detail=skill_detail, notes=True)
+                                   skill_detail=skill_detail, notes=True, min_relevance=min_relevance)
     return reply(associate_out(service, result, detail))
 
 

@@ -33,6 +33,7 @@ from graphmem.service.metrics import MetricsRecorder, measured
 from graphmem.service.recall.decay_weights import decay_params
 from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.recall.graph_view import graph_page
+from graphmem.service.recall.relevance import DEFAULT_MIN_RELEVANCE
 from graphmem.service.recall.results import AssociateResult, GraphView, SearchResult
 from graphmem.service.recall.service import RecallService
 from graphmem.service.relations.conflicts import ConflictScanner
@@ -139,18 +140,20 @@ class MemoryService:
                tags: Sequence[str] | None = None, limit: int = 10, offset: int = 0, as_of: Any = None,
                include_superseded: bool = False, *, outcome: str | None = None, task_type: str | None = None,
                tools_used: Sequence[str] | None = None, include: str = "memories",
-               skill_detail: str = "summary", notes: bool = False) -> SearchResult:
+               skill_detail: str = "summary", notes: bool = False,
+               min_relevance: float = DEFAULT_MIN_RELEVANCE) -> SearchResult:
         """Hybrid retrieval: BM25 fused with spreading activation. Filters apply before the cut
         (``outcome``, ``task_type`` and ``tools_used`` too: every listed tool must have been used).
 
         ``include`` is ``memories`` (the default), ``skills`` or ``all``: skills the query matches
         (``service.learning.recall``) at ``skill_detail`` name_only, summary or full. ``notes`` answers
         with each hit's notes (superseded, contradicted, pending) read in the same call. Reinforcement
-        (``decay.reinforce_on_recall``) runs after the read, as its own write."""
+        (``decay.reinforce_on_recall``) runs after the read, as its own write. Hits below ``min_relevance``
+        (calibrated, ``service.recall.relevance``) are left out."""
         result = self.recall_service.search(
             query, project, kind, tags, limit, offset, as_of, include_superseded,
             learned=LearnFilter(outcome, task_type, tools_used), include=include, skill_detail=skill_detail,
-            notes=notes)
+            notes=notes, min_relevance=min_relevance)
         self.lifecycle.after_recall([hit.id for hit in result.hits])
         return result
 
@@ -159,14 +162,15 @@ class MemoryService:
                   min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
                   include_superseded: bool = False, *, outcome: str | None = None, task_type: str | None = None,
                   tools_used: Sequence[str] | None = None, include: str = "memories",
-                  skill_detail: str = "summary", notes: bool = False) -> AssociateResult:
+                  skill_detail: str = "summary", notes: bool = False,
+                  min_relevance: float = DEFAULT_MIN_RELEVANCE) -> AssociateResult:
         """Spreading-activation recall, or composition of the fewest memories covering the query
         (``include``, ``skill_detail`` and ``notes`` as in :meth:`search`; reinforcement after the read,
         likewise)."""
         result = self.recall_service.associate(
             query, mode, project, max_results, min_coverage, kind, as_of, include_superseded,
             learned=LearnFilter(outcome, task_type, tools_used), include=include, skill_detail=skill_detail,
-            notes=notes)
+            notes=notes, min_relevance=min_relevance)
         self.lifecycle.after_recall([m.id for m in result.memories])
         return result
 

@@ -38,7 +38,8 @@ def search_in_session(service: MemoryService, query: str, project: str | None, k
     offset = 0
     with tool_errors():
         while True:
-            result = service.search(query, project=project, kind=kind, limit=page, offset=offset, as_of=as_of)
+            result = service.search(query, project=project, kind=kind, limit=page, offset=offset, as_of=as_of,
+                                    min_relevance=0.0)  # the session filter reads the whole ranking
             found = service.repository.memories_by_id([hit.id for hit in result.hits])
             kept += [hit for hit in result.hits if hit.id in found and found[hit.id].session_id == session_id]
             offset += page

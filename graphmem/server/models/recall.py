@@ -15,6 +15,7 @@ from graphmem.server.models.base import Out, optional
 __all__ = ["AssociateOut", "CompositionOut", "GraphOut", "GraphStatsOut", "MemoryHitOut", "SearchHitOut",
            "SearchOut", "SeedNodeOut", "SkillHitOut", "StatusOut"]
 
+RELEVANCE = "calibrated chance (0..1) that the hit is wanted"
 NOTES = "warnings about this hit: superseded by X (shown through as_of), contradicted by Y, pending conflict Z"
 
 
@@ -31,6 +32,8 @@ class MemoryHitOut(Out):
     type: str
     content: str
     project: str | None = optional()
+    score: float
+    relevance: float = Field(description=RELEVANCE)
     activation_score: float
     concepts: list[str] = optional([], "the concepts that carried activation here, strongest first")
     direct: bool = Field(description="mentions a query concept itself (false: reached through other concepts)")
@@ -107,6 +110,7 @@ class AssociateOut(Out):
 class SearchHitOut(Out):
     id: str
     score: float
+    relevance: float = Field(description=RELEVANCE)
     kind: str
     content: str
     concepts: list[str] = optional([], "the query concepts this memory matched")

@@ -45,6 +45,15 @@ class Activation:
     seed_df: tuple[int, ...] = ()  # each seed's document frequency among the filter's memories
     scope_size: int = 0  # memories the filter admits
     conversational: bool = False  # the filter's memories look like conversation turns (recall/turns.py)
+    # The ranking key of each ranked memory where it is not its score (the bridge orders by a fused key and
+    # shows the activation); empty: the scores are the keys.
+    keys: tuple[float, ...] = ()
+
+    def key_of(self) -> dict[int, float]:
+        """Each ranked memory's ranking key: ``ranked`` is in descending order of it."""
+        if not self.keys:
+            return dict(self.ranked)
+        return {node: key for (node, _), key in zip(self.ranked, self.keys, strict=True)}
 
 
 class RecallEngine:
@@ -206,6 +215,7 @@ class RecallEngine:
             carriers, direct = self._explained(activation, nodes)
         rows = self.repository.hit_rows(seqs)
         score_of = dict(activation.ranked)
+        key_of = activation.key_of()
         result = []
         for index, (node, seq) in enumerate(zip(nodes, seqs, strict=True)):
             row = rows[seq]
@@ -213,7 +223,7 @@ class RecallEngine:
                 id=row.id, type=row.kind, content=row.content, project=row.project,
                 activation_score=round(score_of.get(node, 0.0), 6), concepts=tuple(carriers[index][:5]),
                 direct=direct[index], created_at=from_ms(row.created_at).isoformat(), topic_key=row.topic_key,
-                tags=row.tags))
+                tags=row.tags, score=round(key_of.get(node, 0.0), 6)))
         return result
 
     def _explained(self, activation: Activation, nodes: list[int]) -> tuple[list[list[str]], list[bool]]:
@@ -303,7 +313,7 @@ class RecallEngine:
         fused = self._with_meaning(fused, query, activation, view, now_ms)
         fused = self._decay_weighted(fused, now_ms)
         ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))[:depth]
-        return dataclasses.replace(activation, ranked=tuple((int(key), score) for key, score in ordered))
+        return dataclasses.replace(activation, ranked=tuple((int(key), score) for key, score in ordered), keys=())
 
     # -- meaning --------------------------------------------------------------------------------
     def _with_meaning(self, fused: dict[str, float], query: str, activation: Activation, view: VisibilityFilter,
@@ -358,7 +368,7 @@ class RecallEngine:
         if fused is before:
             return activation
         ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))[:depth]
-        return dataclasses.replace(activation, ranked=tuple((int(key), score) for key, score in ordered))
+        return dataclasses.replace(activation, ranked=tuple((int(key), score) for key, score in ordered), keys=())
 
     def _keyword_ranking(self, query: str, view: VisibilityFilter, now_ms: int, limit: int,
                          activation: Activation) -> list[tuple[int, float]]:
@@ -374,7 +384,7 @@ class RecallEngine:
         fused, bridge = self._with_bridge(first, activation, view, now_ms, depth)
         ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))[:depth]
         ranked = tuple((int(key), score_of.get(int(key), bridge.get(int(key), 0.0))) for key in ordered)
-        return dataclasses.replace(activation, ranked=ranked)
+        return dataclasses.replace(activation, ranked=ranked, keys=tuple(fused[key] for key in ordered))
 
     def _with_bridge(self, fused: dict[str, float], activation: Activation, view: VisibilityFilter, now_ms: int,
                      depth: int) -> tuple[dict[str, float], dict[int, float]]:

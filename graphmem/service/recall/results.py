@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphmem.service.recall.relevance import Evidence
 from graphmem.service.recall.skills import SkillHit
 
 __all__ = [
@@ -44,6 +45,9 @@ class MemoryHit:
     created_at: str
     topic_key: str | None = None
     tags: tuple[str, ...] = ()
+    score: float = 0.0  # the ranking key: memories are ordered by it, best first
+    relevance: float = 0.0  # calibrated probability of a wanted hit (recall/relevance.py)
+    evidence: Evidence | None = None  # what the relevance was computed from (not shown by the tools)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +123,8 @@ class SearchHit:
     status: str = "active"  # lifecycle: active or promoted (one score scale for both)
     decay_score: float | None = None  # (use_count+1)^β · D(Δt) · strength now
     review_candidate: bool = False  # in the decay danger zone: a touch would keep it
+    relevance: float = 0.0  # calibrated probability of a wanted hit (recall/relevance.py)
+    evidence: Evidence | None = None  # what the relevance was computed from (not shown by the tools)
 
 
 @dataclass(frozen=True, slots=True)

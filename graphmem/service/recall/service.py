@@ -25,6 +25,7 @@ from graphmem.service.recall.compose import build_composition
 from graphmem.service.recall.decay_weights import decay_params
 from graphmem.service.recall.engine import Activation, RecallEngine
 from graphmem.service.recall.notes import recall_notes
+from graphmem.service.recall.relevance import DEFAULT_MIN_RELEVANCE, Evidence, calibrated, evidence
 from graphmem.service.recall.results import (
     AssociateResult,
     CompositionResult,
@@ -68,12 +69,14 @@ class RecallService:
     def search(self, query: str, project: str | None = None, kind: str | None = None,
                tags: Sequence[str] | None = None, limit: int = 10, offset: int = 0, as_of: Any = None,
                include_superseded: bool = False, *, learned: LearnFilter | None = None,
-               include: str = "memories", skill_detail: str = "summary", notes: bool = False) -> SearchResult:
+               include: str = "memories", skill_detail: str = "summary", notes: bool = False,
+               min_relevance: float = DEFAULT_MIN_RELEVANCE) -> SearchResult:
         """Keywords fused with activation, a page of hits with their lifecycle fields and skills (and with
-        ``notes`` a :class:`NotedSearchResult`)."""
+        ``notes`` a :class:`NotedSearchResult`); hits below ``min_relevance`` are left out."""
         query = self.check_query(query)
         limit = check_count("limit", limit, 1, self.settings.limits.max_results)
         offset = check_count("offset", offset, 0, 100_000)
+        min_relevance = check_range("min_relevance", min_relevance, 0.0, 1.0)
         view = self.view(project, kind, tags, as_of, include_superseded, learned)
         memories_wanted, skills_wanted = wants(include)
         matched = self.skills.match(query, project, detail=skill_detail) if skills_wanted else ()
@@ -84,8 +87,9 @@ class RecallService:
         now = self.clock.now_ms()
         fused, activation = self.engine.fused_ranking(query, view, now, offset + limit)
         page = review_page(self.uow.projection, self.settings.decay, fused, offset, limit, now)
-        hits = annotate(self.uow.projection, self.settings.decay, self.decay, self._search_hits(activation, page),
-                        now)
+        hits = annotate(self.uow.projection, self.settings.decay, self.decay,
+                        self._search_hits(query, activation, fused, page, offset), now)
+        hits = tuple(hit for hit in hits if hit.relevance >= min_relevance)
         result = SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
                               unmatched_concepts=activation.unmatched, skills=matched)
         return self.with_notes(result) if notes else result
@@ -93,13 +97,16 @@ class RecallService:
     def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
                   min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
                   include_superseded: bool = False, *, learned: LearnFilter | None = None,
-                  include: str = "memories", skill_detail: str = "summary", notes: bool = False) -> AssociateResult:
+                  include: str = "memories", skill_detail: str = "summary", notes: bool = False,
+                  min_relevance: float = DEFAULT_MIN_RELEVANCE) -> AssociateResult:
         """Spreading activation (``recall``), or the fewest memories covering the query (``composition``);
-        ``notes`` as in :meth:`search`."""
+        ``notes`` as in :meth:`search`. In recall mode memories below ``min_relevance`` are left out
+        (composition chooses its sources by coverage; they carry their relevance)."""
         query = self.check_query(query)
         check_choice("mode", mode, ("recall", "composition"))
         max_results = check_count("max_results", max_results, 1, self.settings.limits.max_results)
         min_coverage = check_range("min_coverage", min_coverage, 0.0, 1.0)
+        min_relevance = check_range("min_relevance", min_relevance, 0.0, 1.0)
         view = self.view(project, kind, None, as_of, include_superseded, learned)
         memories_wanted, skills_wanted = wants(include)
         matched = self.skills.match(query, project, detail=skill_detail) if skills_wanted else ()
@@ -108,7 +115,7 @@ class RecallService:
                                      memories=(), mode=mode, skills=matched)
         else:
             self.uow.fresh()
-            result = self._associated(query, mode, view, max_results, min_coverage, matched)
+            result = self._associated(query, mode, view, max_results, min_coverage, matched, min_relevance)
         return self.with_notes(result) if notes else result
 
     @overload
@@ -143,15 +150,48 @@ class RecallService:
         return (check_text("query", query, self.settings.limits.max_query_chars, required=True) or "").strip()
 
     # -- steps ----------------------------------------------------------------------------------
-    def _search_hits(self, activation: Activation, page: list[Fused]) -> tuple[SearchHit, ...]:
+    def _search_hits(self, query: str, activation: Activation, fused: list[Fused], page: list[Fused],
+                     offset: int) -> tuple[SearchHit, ...]:
+        """The page's hits with their relevance; the pages before it count in its running minimum, so
+        relevance never rises from one page to the next either."""
         found = self.engine.hits(activation, [node for node, *_ in page])
+        position = {node: rank for rank, (node, *_) in enumerate(fused, start=1)}
+        top = fused[0][1] if fused else 0.0
+        listed = [*fused[:offset], *page]
+        proofs = self._evidence(query, activation, [(node, position[node], score) for node, score, *_ in listed],
+                                top)
+        shown, proofs = calibrated("search", proofs)[offset:], proofs[offset:]
         return tuple(SearchHit(id=h.id, score=round(score, 6), kind=h.type, content=h.content, project=h.project,
                                bm25_rank=rank_b, activation_rank=rank_a, created_at=h.created_at,
-                               topic_key=h.topic_key, tags=h.tags, concepts=h.concepts)
-                     for h, (_, score, rank_b, rank_a) in zip(found, page, strict=True))
+                               topic_key=h.topic_key, tags=h.tags, concepts=h.concepts, relevance=relevance,
+                               evidence=proof)
+                     for h, (_, score, rank_b, rank_a), relevance, proof
+                     in zip(found, page, shown, proofs, strict=True))
+
+    def _evidence(self, query: str, activation: Activation, ranked: list[tuple[int, int, float]],
+                  top: float) -> list[Evidence]:
+        """The relevance evidence of ``(node, rank, key)`` entries (recall/relevance.py)."""
+        projection = self.uow.projection
+        with projection.lock:
+            return evidence(projection, self.engine.semantic, query, activation.query_concepts,
+                            {seed.name: seed.weight for seed in activation.seeds}, activation.scope_size, ranked, top)
+
+    def _with_relevance(self, query: str, activation: Activation, hits: Sequence[MemoryHit],
+                        nodes: Sequence[int]) -> tuple[MemoryHit, ...]:
+        """Associate's hits with their relevance, from their place in ``activation.ranked``."""
+        key_of = activation.key_of()
+        position = {node: rank for rank, (node, _) in enumerate(activation.ranked, start=1)}
+        top = key_of[activation.ranked[0][0]] if activation.ranked else 0.0
+        ordered = sorted(zip(nodes, hits, strict=True), key=lambda pair: position[pair[0]])
+        proofs = self._evidence(query, activation, [(node, position[node], key_of[node]) for node, _ in ordered],
+                                top)
+        relevant = {hit.id: dataclasses.replace(hit, relevance=relevance, evidence=proof)
+                    for (_, hit), relevance, proof in zip(ordered, calibrated("associate", proofs), proofs,
+                                                          strict=True)}
+        return tuple(relevant[hit.id] for hit in hits)
 
     def _associated(self, query: str, mode: str, view: VisibilityFilter, max_results: int, min_coverage: float,
-                    matched: tuple[SkillHit, ...]) -> AssociateResult:
+                    matched: tuple[SkillHit, ...], min_relevance: float) -> AssociateResult:
         # Composition picks from a deeper ranking than it shows: the cover needs candidates to choose from.
         depth = max_results if mode == "recall" else max(50, 5 * max_results)
         now = self.clock.now_ms()
@@ -161,11 +201,18 @@ class RecallService:
         if mode == "composition":
             composition = build_composition(self.engine, activation, min_coverage=min_coverage,
                                             max_sources=max_results)
-        memories = self.engine.hits(activation, [node for node, _ in activation.ranked[:max_results]])
+            with self.uow.projection.lock:
+                nodes = [self.uow.projection.memory_nodes[source.id] for source in composition.sources]
+            composition = dataclasses.replace(composition, sources=self._with_relevance(
+                query, activation, composition.sources, nodes))
+        nodes = [node for node, _ in activation.ranked[:max_results]]
+        memories = self._with_relevance(query, activation, self.engine.hits(activation, nodes), nodes)
+        if mode == "recall":
+            memories = tuple(memory for memory in memories if memory.relevance >= min_relevance)
         return AssociateResult(
             query_concepts=activation.query_concepts, seed_nodes=activation.seeds,
             unmatched_concepts=activation.unmatched, activated_count=int((activation.vector > 0).sum()),
-            memories=tuple(memories), composition=composition, mode=mode, skills=matched)
+            memories=memories, composition=composition, mode=mode, skills=matched)
 
     def _notes(self, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
         return {memory_id: tuple(found) for memory_id, found in recall_notes(self.uow.repository, ids).items()}
