@@ -36,8 +36,8 @@ def memory_store(
     kind: Annotated[Kind, Field(description="What it is")] = "note",
     project: Project = None,
     topic_key: Annotated[str | None, Field(description=(
-        "Stable key (architecture/session-storage) when this is the current answer on a topic; a newer "
-        "memory with the key supersedes it"))] = None,
+        "Stable key (architecture/session-storage) of the current answer on a topic; a newer memory "
+        "with the key supersedes it"))] = None,
     tags: Annotated[list[str], Field(max_length=50, description="Labels to filter by later")] = [],  # noqa: B006
     entities: Annotated[list[str], Field(max_length=100, description=(
         "Things it is about that the text does not name"))] = [],  # noqa: B006

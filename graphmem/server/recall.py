@@ -139,8 +139,8 @@ def memory_associate(
     ctx: Ctx,
     query: Annotated[str, Field(description="The task or question")],
     mode: Annotated[Literal["recall", "composition"], Field(description=(
-        "recall = related memories; composition = fewest memories covering every concept the task needs, "
-        "with gaps, conflicts and a plan"))] = "recall",
+        "recall = related memories; composition = fewest memories covering the task, with gaps, "
+        "conflicts and a plan"))] = "recall",
     project: ProjectFilter = None,
     max_results: Annotated[int, Field(ge=1, le=100, description="Memories (composition: most sources)")] = 10,
     min_coverage: Annotated[float, Field(ge=0.0, le=1.0, description=(

@@ -127,9 +127,10 @@ class SemanticIndex:
             self.words.add([node for node, _ in pending], self.embedder.embed([key for _, key in pending]))
 
     def _deferred(self) -> bool:
-        """Whether new texts wait: the model is still loading and no edge needs their vectors now."""
+        """Whether new texts wait: the model is still loading and no edge needs their vectors now (once it
+        has loaded, the next write embeds what waited with its own texts)."""
         assert self.embedder is not None
-        return self.settings.related_k == 0 and (not self.embedder.ready() or bool(self._pending_memories))
+        return self.settings.related_k == 0 and not self.embedder.ready()
 
     # -- following the rows ---------------------------------------------------------------------
     def add_memories(self, nodes: Sequence[int], texts: Sequence[str]) -> None:

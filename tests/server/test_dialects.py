@@ -349,7 +349,7 @@ async def test_kirograph_bad_input_is_a_readable_error_and_writes_nothing(dialec
     assert service.repository.counts() == before
 
 
-async def test_the_core_tool_list_stays_under_12_kb_and_full_lists_every_parameter(service, settings):
+async def test_the_core_tool_list_stays_under_13_kb_and_full_lists_every_parameter(service, settings):
     import json
 
     async with Client(build_server(settings, tools="core", service=service)) as client:
@@ -358,7 +358,10 @@ async def test_the_core_tool_list_stays_under_12_kb_and_full_lists_every_paramet
         full = {tool.name: tool for tool in (await client.list_tools()).tools}
     size = len(json.dumps([tool.model_dump(by_alias=True, exclude_none=True) for tool in core],
                           separators=(",", ":")))
-    assert size <= 12 * 1024
+    # 12 KB until issue 24's calibrated relevance (a field on every hit, min_relevance on search and
+    # associate) and issue 20's covered_by: about 0.5 KB the agent pays for on every turn, for answers it
+    # can cut by relevance.
+    assert size <= 13 * 1024
     search = next(tool for tool in core if tool.name == "memory_search")
     assert "outcome" not in search.input_schema["properties"]
     assert {"outcome", "include"} <= set(full["memory_search"].input_schema["properties"])
