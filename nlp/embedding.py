@@ -101,7 +101,9 @@ class BackgroundEmbedder:
         self._loaded: StaticEmbedder | None = None
         self.problem: str | None = None
         self._warn = warn
-        self._thread = threading.Thread(target=self._load, name="graphmem-embedder", daemon=True)
+        # Not a daemon: a daemon thread killed at exit inside the tokenizer's native code aborts the process
+        # ("FATAL: exception not rethrown"), so a process that ends within the 0.3 s waits for the load.
+        self._thread = threading.Thread(target=self._load, name="graphmem-embedder", daemon=False)
         self._thread.start()
 
     def _load(self) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphmem.service.recall.semantic import SemanticLeg, query_weights
+from graphmem.service.recall.semantic import SemanticLeg, mentioned_share, query_weights
 from graphmem.store.projection import GraphProjection
 
 __all__ = ["COEFFICIENTS", "DEFAULT_MIN_RELEVANCE", "Evidence", "calibrated", "evidence"]
@@ -66,31 +66,13 @@ def evidence(projection: GraphProjection, leg: SemanticLeg, query: str, query_co
              ranked: Sequence[tuple[int, int, float]], top: float) -> list[Evidence]:
     """The evidence of each ``(node, rank, key)``; ``top`` is the ranking's first key. Hold the projection's lock."""
     nodes = np.array([node for node, _, _ in ranked], dtype=np.int64)
-    coverage = _coverage(projection, query_weights(query_concepts, seed_weights, scope_size), nodes).tolist()
+    coverage = mentioned_share(projection, query_weights(query_concepts, seed_weights, scope_size), nodes).tolist()
     cosines = [0.0] * len(ranked)
     if nodes.size and leg.enabled(projection):
         cosines = projection.semantic.memory_similarity(leg.query_vector(projection, query), nodes).tolist()
     return [Evidence(rank=rank, share=round(_share(key, top), 4), coverage=round(covered, 4),
                      cosine=round(max(float(cosine), 0.0), 4))
             for (_, rank, key), covered, cosine in zip(ranked, coverage, cosines, strict=True)]
-
-
-def _coverage(projection: GraphProjection, weights: dict[str, float], nodes: np.ndarray) -> np.ndarray:
-    """Per memory node, the share of the query's weight (concept name → IDF) its concepts carry; one read of
-    all the nodes' edges (a concept the store lacks counts in the total and is never covered)."""
-    total = sum(weights.values())
-    known = {projection.concept_nodes[name]: weight for name, weight in weights.items()
-             if name in projection.concept_nodes}
-    if total <= 0 or not known or nodes.size == 0:
-        return np.zeros(nodes.size)
-    concepts = np.fromiter(known, dtype=np.int64)
-    concept_weights = np.fromiter(known.values(), dtype=float)
-    order = np.argsort(concepts)
-    position, targets, _ = projection.graph.rows(nodes)
-    mentioned = np.isin(targets, concepts)
-    at = order[np.searchsorted(concepts[order], targets[mentioned])]
-    covered: np.ndarray = np.bincount(position[mentioned], weights=concept_weights[at], minlength=nodes.size)
-    return covered / total
 
 
 def calibrated(tool: str, found: Sequence[Evidence]) -> list[float]:

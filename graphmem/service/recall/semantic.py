@@ -30,7 +30,7 @@ from graphmem.core.spreading_graph import FloatArray
 from graphmem.settings import SemanticSettings
 from graphmem.store.projection import GraphProjection
 
-__all__ = ["SemanticLeg", "SemanticSeed", "query_weights", "synonym_cover"]
+__all__ = ["SemanticLeg", "SemanticSeed", "mentioned_share", "query_weights", "synonym_cover"]
 
 _COVERAGE_HITS = 3  # the best keyword hits whose concepts count as covering the query
 _SEED_NEIGHBOURS = 3  # known words an unmatched query word may seed
@@ -88,16 +88,10 @@ class SemanticLeg:
 
     def coverage(self, projection: GraphProjection, weights: dict[str, float], keyword_nodes: Sequence[int]) -> float:
         """The largest share of the query's weight (concept → IDF) that one of the best keyword hits mentions."""
-        total = sum(weights.values())
-        if total <= 0:
+        if sum(weights.values()) <= 0:
             return 1.0  # every query concept is a hub of the filter: nothing specific to look for by meaning
-        if not keyword_nodes:
-            return 0.0
-        best = 0.0
-        for node in keyword_nodes[:_COVERAGE_HITS]:
-            names = {projection.names[concept] for concept, _ in projection.concepts_of(node)}
-            best = max(best, sum(weight for concept, weight in weights.items() if concept in names) / total)
-        return best
+        best = np.asarray(keyword_nodes[:_COVERAGE_HITS], dtype=np.int64)
+        return float(mentioned_share(projection, weights, best).max(initial=0.0))
 
     def gate(self, coverage: float) -> float:
         if self.settings.search_weight <= 0:
@@ -119,6 +113,24 @@ class SemanticLeg:
         # ("Google ago" and "We write the worker in Go": 0.14), and an agent takes filler for a hit.
         floor = self.settings.min_similarity
         return [(int(nodes[i]), float(similarity[i])) for i in order if similarity[i] >= floor]
+
+
+def mentioned_share(projection: GraphProjection, weights: dict[str, float], nodes: np.ndarray) -> np.ndarray:
+    """Per memory node, the share of the query's weight (concept name → IDF) its concepts carry; one read of
+    all the nodes' edges (a concept the store lacks counts in the total and is never covered)."""
+    total = sum(weights.values())
+    known = {projection.concept_nodes[name]: weight for name, weight in weights.items()
+             if name in projection.concept_nodes}
+    if total <= 0 or not known or nodes.size == 0:
+        return np.zeros(nodes.size)
+    concepts = np.fromiter(known, dtype=np.int64)
+    concept_weights = np.fromiter(known.values(), dtype=float)
+    order = np.argsort(concepts)
+    position, targets, _ = projection.graph.rows(nodes)
+    mentioned = np.isin(targets, concepts)
+    at = order[np.searchsorted(concepts[order], targets[mentioned])]
+    covered: np.ndarray = np.bincount(position[mentioned], weights=concept_weights[at], minlength=nodes.size)
+    return covered / total
 
 
 def synonym_cover(projection: GraphProjection, needs: Sequence[str], concepts: dict[int, frozenset[str]],
