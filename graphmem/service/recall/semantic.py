@@ -3,13 +3,15 @@
 Three uses of the projection's semantic index (``store/semantic_index.py``):
 
 * **Seeds by form and by meaning.** A query word that is no known concept seeds the concept spelled the same
-  without spaces or hyphens ("rollback" → "roll back"), else the known words closest in meaning ("nervous" →
-  "anxious"), weighted by their cosine.
+  without spaces or hyphens ("webhook" → "web hook"), or the verb of a one-word phrasal form ("rollback" →
+  "roll"); with ``seed_threshold`` below 1 (off by default, measured a loss), else the known words closest in
+  meaning ("nervous" → "anxious"), weighted by their cosine.
 * **The gate.** How much of the query the best keyword hits already cover, by specificity (IDF within the
   filter). A question whose words the top hit contains is left to the keywords; a conversation's context, of
   which the best hit shares a few words, is answered by meaning (:func:`graphmem.core.semantic.keyword_gate`).
-* **The ranking.** Cosine of every memory the filter admits with the query's vector, fused by RRF with the
-  keyword/graph ranking at ``search_weight · gate``. At gate 0 the ranking is exactly the one without the leg.
+* **The ranking.** Cosine of every memory the filter admits with the query's vector, fused with the
+  keyword/graph ranking where the gate is open: by default cosine plus ``keyword_share`` times the ranking's
+  normalised score (``fusion = "score"``), or by RRF. At gate 0 the ranking is exactly the one without the leg.
 
 Why it is gated rather than always fused: on the dev sets plain RRF with the semantic ranking lifted the
 conversation-context set by 0.10 R@5 and cost the conversations 0.09 R@10 and MuSiQue 0.08 R@5
@@ -78,7 +80,7 @@ class SemanticLeg:
                 node = index.compact.get(particle_stem(form) or "")  # "rollback" asked, "roll back" stored
             if node is not None and projection.names[node] != key:
                 seeds.append(SemanticSeed(projection.names[node], key, "form", 1.0))
-            elif index.enabled and key.isalpha():
+            elif index.enabled and key.isalpha() and self.settings.seed_threshold < 1.0:  # 1: seeds by meaning off
                 meaning.append(key)
         if meaning:
             for key, vector in zip(meaning, index.embed(meaning), strict=True):
