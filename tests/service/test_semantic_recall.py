@@ -125,3 +125,18 @@ def test_without_meaning_the_synonym_stays_a_gap(settings: Settings, extractor: 
         assert composition is not None and "anxious" in composition.gaps and composition.covered_by == ()
     finally:
         service.close()
+
+
+def test_without_the_semantic_index_the_default_relevance_cut_drops_nothing(
+        settings: Settings, extractor: ConceptExtractor, service: MemoryService, new_store: Callable[[str], str]):
+    from graphmem.service.recall.relevance import DEFAULT_MIN_RELEVANCE
+
+    # Relevance is calibrated with the cosine as evidence: without it the default cut measured a loss.
+    assert service.recall_service._cut(DEFAULT_MIN_RELEVANCE) == DEFAULT_MIN_RELEVANCE
+    plain = _filled(settings.model_copy(update={"db": new_store("plain.db")}), extractor, enabled=False)
+    try:
+        assert plain.recall_service._cut(DEFAULT_MIN_RELEVANCE) == 0.0
+        assert plain.recall_service._cut(0.3) == 0.3  # a threshold the caller names still applies
+        assert plain.search("the cache warmed by cron", limit=6, min_relevance=0.99).hits == ()
+    finally:
+        plain.close()
