@@ -74,7 +74,7 @@ def _render_associate(result: Any) -> str:
     lines = [f"query concepts: {', '.join(result.query_concepts)}",
              f"seeds: {', '.join(s.name for s in result.seed_nodes)}   unmatched: "
              f"{', '.join(result.unmatched_concepts) or '-'}   activated: {result.activated_count}"]
-    lines += [f"{m.activation_score:.4f}  {m.id}  [{m.type}] {m.content[:90]}\n"
+    lines += [f"{m.relevance:.4f}  {m.id}  [{m.type}] {m.content[:90]}\n"
               f"          via: {', '.join(m.concepts[:4])}{'' if m.direct else '  (no shared query concept)'}"
               for m in result.memories]
     if result.composition:
