@@ -202,18 +202,6 @@ class SemanticIndex:
         _, cols, cosine = nearest_pairs(vector[None, :], self.words.active(), k, threshold)
         return [(int(self.words.nodes[c]), float(s)) for c, s in zip(cols, cosine, strict=True)]
 
-    def word_similarity(self, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-        """Cosine matrix between word concept nodes ``a`` and ``b`` (0 where either has no vector)."""
-        self.flush()
-        rows_a, rows_b = self.words.rows(a), self.words.rows(b)
-        va = self.words.vectors[np.maximum(rows_a, 0)].astype(np.float32)
-        vb = self.words.vectors[np.maximum(rows_b, 0)].astype(np.float32)
-        matrix = (va @ vb.T).astype(np.float64)
-        matrix[rows_a < 0, :] = 0.0
-        matrix[:, rows_b < 0] = 0.0
-        return matrix
-
-    # -- snapshots ------------------------------------------------------------------------------
     def word_vectors(self, nodes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int32], np.ndarray]:
         """Rows of the word nodes (-1: none) and the word vector table."""
         self.flush()

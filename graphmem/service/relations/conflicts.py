@@ -15,9 +15,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from graphmem.core.conflicts import ClaimText, ConflictCandidate, detect_conflict, pair_key, rank_conflicts
+from graphmem.core.conflicts import ConflictCandidate, detect_conflict, pair_key, rank_conflicts
 from graphmem.core.ranking import idf
-from graphmem.core.time import to_ms
 from graphmem.core.values import Memory
 from graphmem.service.memories.results import brief
 from graphmem.service.relations.claims import cached_claims
@@ -26,9 +25,8 @@ from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_count, check_range, check_text
 from graphmem.store import relation_store
 from graphmem.store.projection import MEMORY, GraphProjection, VisibilityFilter
-from nlp import ConceptExtractor
 
-__all__ = ["ConflictScanner", "claim_texts", "specificity_of"]
+__all__ = ["ConflictScanner", "specificity_of"]
 
 # A concept in at most 2 % of the memories, and never fewer than 25, is specific enough to make two
 # memories "about the same thing" (with 10 000 memories that is df ≤ 200, the default hub cap).
@@ -155,15 +153,6 @@ def specificity_of(projection: GraphProjection, keys: Iterable[str]) -> dict[str
 
 def _specific_ceiling(total: int) -> float:
     return max(_SPECIFIC_DF_FLOOR, _SPECIFIC_FRACTION * total)
-
-
-def claim_texts(extractor: ConceptExtractor, memories: list[Memory]) -> dict[str, ClaimText]:
-    """Parse memories once (batched) into what conflict detection reads: text, concept offsets, kinds."""
-    parsed = extractor.parse_many([m.content for m in memories])
-    return {m.id: ClaimText(id=m.id, text=m.content, created_ms=to_ms(m.created_at),
-                            concepts={c.key: c.start for c in doc.mentions},
-                            kinds={c.key: c.kind for c in doc.mentions}, topic_key=m.topic_key, kind=m.kind)
-            for m, doc in zip(memories, parsed, strict=True)}
 
 
 def _newest(created: np.ndarray, visible: np.ndarray, limit: int) -> np.ndarray:
