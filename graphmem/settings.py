@@ -130,6 +130,8 @@ class SemanticSettings(BaseModel):
                                   description="cosine a memory needs to enter the ranking by meaning alone")
     fusion: Literal["rrf", "score"] = Field("score", description="how the open gate fuses meaning with the ranking")
     keyword_share: float = Field(0.15, ge=0.0, le=10.0, description="score fusion: the first ranking's share")
+    name_weight: float = Field(0.2, ge=0.0, le=10.0,
+                               description="score fusion: weight of the share of the query's names a memory mentions")
     turn_weight: float = Field(0.0, ge=0.0,
                                description="the leg's weight factor on conversation turns (0: measured a loss there)")
     cover_threshold: float = Field(0.55, ge=0.0, le=1.0,

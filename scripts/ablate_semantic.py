@@ -30,6 +30,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "off": {"enabled": False},
     "default": {},
     "no joins": {"join_weight": 0.0},
+    "no names": {"name_weight": 0.0},
     "rrf fusion": {"fusion": "rrf", "search_weight": 3.0},
     "wider gate (0.25)": {"gate_open": 0.1, "gate_closed": 0.25},
     "on turns too": {"turn_weight": 1.0},

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["compact_form", "keyword_gate", "nearest_pairs", "particle_stem"]
+__all__ = ["capitalized_words", "compact_form", "keyword_gate", "nearest_pairs", "particle_stem"]
 
 _JOINERS = re.compile(r"[\s\-_.']+")
 _BLOCK = 2048  # rows per matrix product: bounds the scratch matrix at 2048 × n floats
@@ -27,6 +27,33 @@ def compact_form(key: str) -> str:
     ['rollback', 'email', 'setup', 'nodejs']
     """
     return _JOINERS.sub("", key)
+
+
+_WORD = re.compile(r"[^\W\d_][\w'\-]*")
+# What opens a sentence or an utterance: the text's start, a full stop, a question or exclamation mark, or
+# the colon after a speaker's tag ("Bart: Hey ..."), each followed by spaces and opening quotes or brackets.
+_OPENING = re.compile(r"(?:^|[.!?:;])[\s\"'“‘(\[]*$")
+
+
+def capitalized_words(text: str) -> frozenset[str]:
+    """Casefolded words written capitalized wherever they occur, at least once inside a sentence: names.
+
+    A capitalized word at a sentence's start may be any word ("Yes", "Webhooks"), so it counts only if the
+    word is also capitalized elsewhere; one lower-case use ("the bank") makes it a common word. A speaker's
+    tag is inside no sentence ("<Bart>:").
+
+    >>> sorted(capitalized_words('<Bart>: "Hey, I saw Lisa at the party." Party games with Lisa! Yes.'))
+    ['bart', 'lisa']
+    """
+    lower: set[str] = set()
+    inside: set[str] = set()
+    for match in _WORD.finditer(text):
+        word = match.group()
+        if not word[0].isupper():
+            lower.add(word.casefold())
+        elif len(word) > 1 and not _OPENING.search(text, 0, match.start()):  # "I" is no name
+            inside.add(word.casefold())
+    return frozenset(inside - lower)
 
 
 # Particles of English phrasal verbs: the extractor keeps the verb of "roll back" and drops the particle,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -140,3 +141,28 @@ def test_without_the_semantic_index_the_default_relevance_cut_drops_nothing(
         assert plain.search("the cache warmed by cron", limit=6, min_relevance=0.99).hits == ()
     finally:
         plain.close()
+
+
+PEOPLE = ["Bart was anxious the night before the speech contest at school",
+          "Lisa was uneasy before her first swimming lesson",
+          "The invoice total is computed from the line items after the discount",
+          "Tom planted tomatoes and basil in the school garden",
+          "Lisa baked a lemon cake with her grandmother",
+          "Bart repaired the bicycle chain with his father"]
+# A dialogue's context: the speaker's tag names whose memories matter; the words are shared with none.
+DIALOGUE = '<Lisa>: "I have to give a talk in class tomorrow and I am terrified." <Assistant>: "That sounds stressful."'
+
+
+@pytest.mark.parametrize(("name_weight", "lisas_first"), [(0.2, True), (0.0, False)])
+def test_where_meaning_decides_the_named_persons_memories_come_first(
+        settings: Settings, extractor: ConceptExtractor, name_weight: float, lisas_first: bool):
+    service = MemoryService(settings.model_copy(update={"semantic": settings.semantic.model_copy(
+        update={"name_weight": name_weight})}), extractor=extractor)
+    try:
+        service.store_many([{"content": text} for text in PEOPLE])
+        for ranked in ([hit.content for hit in service.search(DIALOGUE, limit=3).hits],
+                       [memory.content for memory in service.associate(DIALOGUE, max_results=3).memories]):
+            assert ranked[0].startswith("Lisa was uneasy")  # by meaning, with or without names
+            assert all(text.startswith("Lisa") for text in ranked[:2]) is lisas_first
+    finally:
+        service.close()

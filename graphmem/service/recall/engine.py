@@ -17,7 +17,7 @@ from graphmem.core.time import from_ms
 from graphmem.service.recall.decay_weights import ranking_weights
 from graphmem.service.recall.keywords import KeywordLeg
 from graphmem.service.recall.results import MemoryHit, SeedNode
-from graphmem.service.recall.semantic import SemanticLeg, query_weights
+from graphmem.service.recall.semantic import SemanticLeg, mentioned_share, query_weights
 from graphmem.service.recall.turns import TurnIndex
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.settings import ActivationSettings
@@ -342,20 +342,23 @@ class RecallEngine:
         if weight <= 0:
             return fused
         if self.settings.semantic.fusion == "score":
-            return self._score_fused(fused, meaning, query, weight)
+            return self._score_fused(fused, meaning, query, activation.query_concepts, weight)
         return reciprocal_rank_fusion([ordered, [str(node) for node, _ in meaning]], [1.0, weight],
                                       k=self.settings.fusion.rrf_k)
 
     def _score_fused(self, fused: dict[str, float], meaning: list[tuple[int, float]], query: str,
-                     weight: float) -> dict[str, float]:
-        """Cosine plus the first ranking's score scaled to [0, ``keyword_share``]: meaning decides, the
-        keywords and the graph break its near-ties."""
+                     query_concepts: tuple[str, ...], weight: float) -> dict[str, float]:
+        """Cosine, plus ``name_weight`` per share of the query's names mentioned, plus the first ranking's score
+        scaled to [0, ``keyword_share``]: meaning and names decide, the keywords and the graph break near-ties."""
         top = max(fused.values(), default=0.0) or 1.0
         keys = list(dict.fromkeys([str(node) for node, _ in meaning] + list(fused)))
         nodes = np.array([int(key) for key in keys], dtype=np.int64)
         with self.projection.lock:
             cosine = self.projection.semantic.memory_similarity(
                 self.semantic.query_vector(self.projection, query), nodes)
+            names = self.semantic.names(self.projection, query, query_concepts)
+            if names:
+                cosine = cosine + self.settings.semantic.name_weight * mentioned_share(self.projection, names, nodes)
         share = self.settings.semantic.keyword_share
         return {key: weight * float(c) + share * fused.get(key, 0.0) / top
                 for key, c in zip(keys, cosine, strict=True)}
