@@ -1,4 +1,7 @@
-"""Frozen core values: the one shape memories and relations take between store, core and service."""
+"""Frozen core values: the one shape memories and relations take between store, core and service.
+
+:class:`Observation` is a memory on its way in (validated, not yet stored); :class:`Memory` is one stored.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ __all__ = [
     "STATUSES",
     "Kind",
     "Memory",
+    "Observation",
     "Relation",
     "RelationStatus",
     "Status",
@@ -81,3 +85,49 @@ class Relation:
     evidence: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     judged_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One validated observation on its way into the store: the fields its writer chooses.
+
+    The store turns it into the row (``graphmem.store.drafts``) and adds what no writer chooses (the
+    use counters, the status, the dedupe key). ``id``, ``created_at`` and ``valid_from`` are asked
+    for, not settled: unset, the draft picks a new id and "now". ``redacted`` is reported, never stored.
+    """
+
+    content: str
+    kind: str = "note"
+    project: str | None = None
+    topic_key: str | None = None
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    source: str | None = None
+    context: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    session_id: str | None = None
+    review_after: datetime | None = None
+    valid_from: datetime | None = None
+    created_at: datetime | None = None
+    id: str | None = None
+    parent_id: str | None = None
+    outcome: str | None = None
+    task_type: str | None = None
+    tools_used: tuple[str, ...] = ()
+    redacted: Mapping[str, int] = field(default_factory=dict)  # secret kind → count replaced
+
+    @classmethod
+    def revising(cls, memory: Memory) -> Observation:
+        """A new version of ``memory``: every field it was stored with, carried over, and its id as the parent.
+
+        >>> from datetime import UTC
+        >>> now = datetime(2026, 3, 1, tzinfo=UTC)
+        >>> old = Memory("mem_1", "Use JWT", "decision", "web", now, now, now, topic_key="decision/sessions")
+        >>> revision = Observation.revising(old)
+        >>> (revision.kind, revision.project, revision.topic_key, revision.parent_id, revision.created_at)
+        ('decision', 'web', 'decision/sessions', 'mem_1', None)
+        """
+        return cls(content=memory.content, kind=memory.kind, project=memory.project, topic_key=memory.topic_key,
+                   tags=memory.tags, entities=memory.entities, source=memory.source, context=memory.context,
+                   meta=memory.meta, parent_id=memory.id, outcome=memory.outcome, task_type=memory.task_type,
+                   tools_used=memory.tools_used)

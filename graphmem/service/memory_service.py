@@ -23,6 +23,7 @@ from graphmem.service.learning import LearningService
 from graphmem.service.lifecycle.service import LifecycleService
 from graphmem.service.maintenance.lint import LintService
 from graphmem.service.memories.capture import CaptureService
+from graphmem.service.memories.drafts import validate_observation
 from graphmem.service.memories.edits import MemoryEdits
 from graphmem.service.memories.history import HistoryService, open_at
 from graphmem.service.memories.learn_filter import LearnFilter
@@ -122,10 +123,11 @@ class MemoryService:
 
         ``outcome`` (success, failure, partial, unknown), ``task_type`` and ``tools_used`` are Kyew's
         learn fields: stored as columns that search, associate and export filter by."""
-        return self.writes.store(
-            content=content, kind=kind, project=project, topic_key=topic_key, tags=tags, entities=entities,
-            source=source, context=context, meta=meta, session_id=session_id, review_after=review_after,
-            valid_from=valid_from, outcome=outcome, task_type=task_type, tools_used=tools_used)
+        return self.writes.store(validate_observation(
+            self.settings.limits, content=content, kind=kind, project=project, topic_key=topic_key, tags=tags,
+            entities=entities, source=source, context=context, meta=meta, session_id=session_id,
+            review_after=review_after, valid_from=valid_from, outcome=outcome, task_type=task_type,
+            tools_used=tools_used))
 
     @measured("store_many")
     def store_many(self, records: Iterable[Mapping[str, Any]], *, batch_size: int = 512,
