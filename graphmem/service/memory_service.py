@@ -29,6 +29,7 @@ from graphmem.service.memories.history import HistoryService, open_at
 from graphmem.service.memories.learn_filter import LearnFilter
 from graphmem.service.memories.reads import open_memories, resolve
 from graphmem.service.memories.results import OpenResult, StoreResult
+from graphmem.service.memories.topic_keys import suggest_key
 from graphmem.service.memories.writes import MemoryWrites, Progress
 from graphmem.service.metrics import MetricsRecorder, measured
 from graphmem.service.recall.decay_weights import decay_params
@@ -188,6 +189,10 @@ class MemoryService:
             return open_memories(self.uow, wanted, include_relations)
         self.uow.fresh()
         return open_at(self.uow, wanted, include_relations, instant)
+
+    def suggest_topic_key(self, kind: str, title: str) -> str:
+        """A stable ``kind/slug`` topic key to store a memory under (``memories.topic_keys.suggest_key``)."""
+        return suggest_key(kind, title)
 
     @measured("graph")
     def graph(self, node: str | None = None, depth: int = 1, project: str | None = None, offset: int = 0,

@@ -33,8 +33,8 @@ from graphmem.server.dialects import kirograph_watchmen as watchmen
 from graphmem.server.dialects.kirograph_watchmen import WatchmenOut, WatchmenStatusOut
 from graphmem.server.maintenance import lint_out
 from graphmem.server.models.lifecycle import LifecycleOut
-from graphmem.server.models.memories import CaptureOut
-from graphmem.server.models.relations import PendingOut, RelationOutcomeOut, TopicKeyOut
+from graphmem.server.models.memories import CaptureOut, TopicKeyOut
+from graphmem.server.models.relations import PendingOut, RelationOutcomeOut
 from graphmem.server.models.sessions import SessionOut
 from graphmem.server.recall import search_out
 from graphmem.server.relations import scan_out
@@ -238,7 +238,7 @@ def kirograph_mem_suggest_topic_key(
 ) -> Annotated[CallToolResult, TopicKeyOut]:
     """Suggest a stable, deterministic topic_key (kind/slug) for an observation."""
     with tool_errors():
-        key = service_of(ctx).relations.suggest_topic_key(kind, title)
+        key = service_of(ctx).suggest_topic_key(kind, title)
     return reply(TopicKeyOut(topic_key=key), key)
 
 
