@@ -36,9 +36,8 @@ from graphmem.server.models.recall import (
     SkillHitOut,
     StatusOut,
 )
-from graphmem.service import MemoryService
 from graphmem.service.recall.relevance import DEFAULT_MIN_RELEVANCE
-from graphmem.service.recall.results import AssociateResult, SearchResult
+from graphmem.service.recall.results import NotedAssociateResult, NotedSearchResult
 
 __all__ = ["TOOLS", "associate_out", "search_out"]
 
@@ -54,10 +53,9 @@ SkillDetail = Annotated[Literal["name_only", "summary", "full"], Field(descripti
 MinRelevance = Annotated[float, Field(ge=0.0, le=1.0, description="Hide hits below this relevance")]
 
 
-def search_out(service: MemoryService, result: SearchResult, detail: str) -> SearchOut:
-    """The search result as the tool returns it, with the notes the recall service read (``notes=True``;
-    a result asked without them, from a dialect, gets them from the service here)."""
-    result = service.recall_service.with_notes(result)
+def search_out(result: NotedSearchResult, detail: str) -> SearchOut:
+    """The search result as the tool returns it, with the notes the search read (``notes=True``, the
+    one call the standard tool and the dialects make)."""
     hits = []
     for hit in result.hits:
         out = SearchHitOut.model_validate(hit)
@@ -71,10 +69,9 @@ def search_out(service: MemoryService, result: SearchResult, detail: str) -> Sea
                      skills=[SkillHitOut.model_validate(skill) for skill in result.skills])
 
 
-def associate_out(service: MemoryService, result: AssociateResult, detail: str) -> AssociateOut:
-    """The associate result; in composition mode ``memories`` holds the sources (once, in plan order) and
-    the composition names them by id."""
-    result = service.recall_service.with_notes(result)
+def associate_out(result: NotedAssociateResult, detail: str) -> AssociateOut:
+    """The associate result with its notes (``notes=True``); in composition mode ``memories`` holds the
+    sources (once, in plan order) and the composition names them by id."""
     memories = list(result.memories)
     if result.composition is not None:
         memories = list(result.composition.sources)
@@ -132,7 +129,7 @@ def memory_search(
         result = service.search(query, project, kind, tags, limit, offset, as_of, include_superseded,
                                 outcome=outcome, task_type=task_type, tools_used=tools_used, include=include,
                                 skill_detail=skill_detail, notes=True, min_relevance=min_relevance)
-    return reply(search_out(service, result, detail))
+    return reply(search_out(result, detail))
 
 
 def memory_associate(
@@ -163,7 +160,7 @@ def memory_associate(
                                    include_superseded=include_superseded, outcome=outcome,
                                    task_type=task_type, tools_used=tools_used, include=include,
                                    skill_detail=skill_detail, notes=True, min_relevance=min_relevance)
-    return reply(associate_out(service, result, detail))
+    return reply(associate_out(result, detail))
 
 
 def memory_graph(

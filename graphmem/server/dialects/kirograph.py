@@ -122,8 +122,8 @@ def kirograph_mem_search(
         if sessionId:  # before the cut: graphmem's search has no session filter, so its ranking is paged
             result = scope.search_in_session(service, query, project, kind, limit, asOf, sessionId)
         else:
-            result = service.search(query, project=project, kind=kind, limit=limit, as_of=asOf)
-        out = search_out(service, result, "compact")
+            result = service.search(query, project=project, kind=kind, limit=limit, as_of=asOf, notes=True)
+        out = search_out(result, "compact")
     return reply(out)
 
 

@@ -49,8 +49,8 @@ def memory_associate(
     all needed concepts."""
     service = service_of(ctx)
     with tool_errors():
-        result = service.associate(query, mode, project, max_results, min_coverage)
-    out = associate_out(service, result, "compact").model_dump(mode="json", exclude={"mode"})
+        result = service.associate(query, mode, project, max_results, min_coverage, notes=True)
+    out = associate_out(result, "compact").model_dump(mode="json", exclude={"mode"})
     for memory in out["memories"]:
         memory.setdefault("project", None)
     if result.composition is not None:  # the seed's composition lists its sources in full
