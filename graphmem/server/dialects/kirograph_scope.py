@@ -97,7 +97,7 @@ def prune(service: MemoryService, older_than: str, project: str | None, dry_run:
     if not dry_run:
         with one_unit(service), tool_errors():
             for row in chosen:
-                service.lifecycle.forget(row.id, reason=f"pruned: {since} more than {older_than} ago")
+                service.edits.forget(row.id, reason=f"pruned: {since} more than {older_than} ago")
     items = tuple(LifecycleItem(id=r.id, kind=r.kind, project=r.project, status=r.status if dry_run else "forgotten",
                                 created_at=from_ms(r.created_at).isoformat(),
                                 last_used_at=from_ms(r.last_used_at).isoformat()) for r in chosen)

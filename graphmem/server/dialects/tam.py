@@ -87,7 +87,7 @@ def memory_save(
         stored = service.store(content, _KINDS[type], project, tags=[*(tags or []), type], context=context,
                                meta=meta, source="total-agent-memory")
         if importance in _STRENGTH and not stored.duplicate:
-            service.lifecycle.set_strength(stored.id, _STRENGTH[importance])
+            service.edits.set_strength(stored.id, _STRENGTH[importance])
     out: dict[str, Any] = {"saved": True, "id": stored.id, "deduplicated": stored.duplicate}
     if stored.redacted:
         out["privacy_redacted"] = True
