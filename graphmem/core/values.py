@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, Literal
 
@@ -118,7 +118,8 @@ class Observation:
 
     @classmethod
     def revising(cls, memory: Memory) -> Observation:
-        """A new version of ``memory``: every field it was stored with, carried over, and its id as the parent.
+        """A new version of ``memory``: every field it was stored with carried over (a field of both classes
+        needs no line here), and its id as the parent. The version gets its own id, times and session.
 
         >>> from datetime import UTC
         >>> now = datetime(2026, 3, 1, tzinfo=UTC)
@@ -127,7 +128,12 @@ class Observation:
         >>> (revision.kind, revision.project, revision.topic_key, revision.parent_id, revision.created_at)
         ('decision', 'web', 'decision/sessions', 'mem_1', None)
         """
-        return cls(content=memory.content, kind=memory.kind, project=memory.project, topic_key=memory.topic_key,
-                   tags=memory.tags, entities=memory.entities, source=memory.source, context=memory.context,
-                   meta=memory.meta, parent_id=memory.id, outcome=memory.outcome, task_type=memory.task_type,
-                   tools_used=memory.tools_used)
+        carried = {name: getattr(memory, name) for name in _CARRIED}
+        return cls(**carried, parent_id=memory.id)
+
+
+# What a revision takes from the memory it revises: every observation field but its identity, its times, its
+# session (the revision joins the live one), who its parent is and the redaction count of its own text.
+_CARRIED = tuple(f.name for f in fields(Observation)
+                 if f.name not in {"id", "created_at", "valid_from", "review_after", "session_id", "parent_id",
+                                 "redacted"})

@@ -7,7 +7,7 @@ the adapter only shapes the answer, it reads nothing itself.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
@@ -37,9 +37,11 @@ from graphmem.server.models.recall import (
     StatusOut,
 )
 from graphmem.service.recall.relevance import DEFAULT_MIN_RELEVANCE
-from graphmem.service.recall.results import NotedAssociateResult, NotedSearchResult
+from graphmem.service.recall.results import AssociateResult, NotedAssociateResult, NotedSearchResult, SearchResult
 
-__all__ = ["TOOLS", "associate_out", "search_out"]
+__all__ = ["TOOLS", "associate_out", "noted", "search_out"]
+
+_Noted = TypeVar("_Noted", NotedSearchResult, NotedAssociateResult)
 
 Ctx = Context[AppContext, Any]
 _COMPACT_CONCEPTS = 3  # the strongest few say why it matched; detail="full" lists them all
@@ -53,9 +55,10 @@ SkillDetail = Annotated[Literal["name_only", "summary", "full"], Field(descripti
 MinRelevance = Annotated[float, Field(ge=0.0, le=1.0, description="Hide hits below this relevance")]
 
 
-def search_out(result: NotedSearchResult, detail: str) -> SearchOut:
+def search_out(result: SearchResult, detail: str) -> SearchOut:
     """The search result as the tool returns it, with the notes the search read (``notes=True``, the
     one call the standard tool and the dialects make)."""
+    result = noted(result, NotedSearchResult)
     hits = []
     for hit in result.hits:
         out = SearchHitOut.model_validate(hit)
@@ -69,9 +72,10 @@ def search_out(result: NotedSearchResult, detail: str) -> SearchOut:
                      skills=[SkillHitOut.model_validate(skill) for skill in result.skills])
 
 
-def associate_out(result: NotedAssociateResult, detail: str) -> AssociateOut:
+def associate_out(result: AssociateResult, detail: str) -> AssociateOut:
     """The associate result with its notes (``notes=True``); in composition mode ``memories`` holds the
     sources (once, in plan order) and the composition names them by id."""
+    result = noted(result, NotedAssociateResult)
     memories = list(result.memories)
     if result.composition is not None:
         memories = list(result.composition.sources)
@@ -88,6 +92,14 @@ def associate_out(result: NotedAssociateResult, detail: str) -> AssociateOut:
              "source_ids": [s.id for s in composition.sources],
              "covered_by": {c.need: c.concept for c in composition.covered_by}})
     return out
+
+
+def noted(result: Any, noted: type[_Noted]) -> _Noted:
+    """``result``, which the tool asked with its notes: the adapter reads nothing itself, so a call that
+    forgot ``notes=True`` is a bug to fix where it was made, never a second read here."""
+    if not isinstance(result, noted):
+        raise TypeError(f"{noted.__name__} expected: ask for notes=True in the call that ranked the hits")
+    return result
 
 
 def _seed(seed: Any, detail: str) -> SeedNodeOut:

@@ -13,7 +13,7 @@ use cases where they are defined (``@measured``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, TextIO, overload
+from typing import Any, TextIO
 
 from graphmem.errors import InvalidInput
 from graphmem.service.clock import Clock
@@ -36,13 +36,7 @@ from graphmem.service.recall.decay_weights import decay_params
 from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.recall.graph_view import graph_page
 from graphmem.service.recall.relevance import DEFAULT_MIN_RELEVANCE
-from graphmem.service.recall.results import (
-    AssociateResult,
-    GraphView,
-    NotedAssociateResult,
-    NotedSearchResult,
-    SearchResult,
-)
+from graphmem.service.recall.results import AssociateResult, GraphView, SearchResult
 from graphmem.service.recall.service import RecallService
 from graphmem.service.relations.conflicts import ConflictScanner
 from graphmem.service.relations.facts import FactService
@@ -144,19 +138,6 @@ class MemoryService:
         return self.writes.store_many(records, batch_size=batch_size, on_progress=on_progress)
 
     # -- reads ----------------------------------------------------------------------------------
-    @overload
-    def search(self, query: str, project: str | None = None, kind: str | None = None,
-               tags: Sequence[str] | None = None, limit: int = 10, offset: int = 0, as_of: Any = None,
-               include_superseded: bool = False, *, outcome: str | None = None, task_type: str | None = None,
-               tools_used: Sequence[str] | None = None, include: str = "memories", skill_detail: str = "summary",
-               notes: Literal[True], min_relevance: float = DEFAULT_MIN_RELEVANCE) -> NotedSearchResult: ...
-    @overload
-    def search(self, query: str, project: str | None = None, kind: str | None = None,
-               tags: Sequence[str] | None = None, limit: int = 10, offset: int = 0, as_of: Any = None,
-               include_superseded: bool = False, *, outcome: str | None = None, task_type: str | None = None,
-               tools_used: Sequence[str] | None = None, include: str = "memories", skill_detail: str = "summary",
-               notes: bool = False, min_relevance: float = DEFAULT_MIN_RELEVANCE) -> SearchResult: ...
-
     @measured("search")
     def search(self, query: str, project: str | None = None, kind: str | None = None,
                tags: Sequence[str] | None = None, limit: int = 10, offset: int = 0, as_of: Any = None,
@@ -169,7 +150,7 @@ class MemoryService:
 
         ``include`` is ``memories`` (the default), ``skills`` or ``all``: skills the query matches
         (``service.learning.recall``) at ``skill_detail`` name_only, summary or full. ``notes=True`` answers
-        a :class:`NotedSearchResult`: each hit's notes (superseded, contradicted, pending) read in the same
+        a ``NotedSearchResult``: each hit's notes (superseded, contradicted, pending) read in the same
         call, the one way the MCP tools and the dialects ask for them. Reinforcement
         (``decay.reinforce_on_recall``) runs after the read, as its own write. Hits below ``min_relevance``
         (calibrated, ``service.recall.relevance``) are left out."""
@@ -179,19 +160,6 @@ class MemoryService:
             notes=notes, min_relevance=min_relevance)
         self.lifecycle.after_recall([hit.id for hit in result.hits])
         return result
-
-    @overload
-    def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
-                  min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
-                  include_superseded: bool = False, *, outcome: str | None = None, task_type: str | None = None,
-                  tools_used: Sequence[str] | None = None, include: str = "memories", skill_detail: str = "summary",
-                  notes: Literal[True], min_relevance: float = DEFAULT_MIN_RELEVANCE) -> NotedAssociateResult: ...
-    @overload
-    def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
-                  min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
-                  include_superseded: bool = False, *, outcome: str | None = None, task_type: str | None = None,
-                  tools_used: Sequence[str] | None = None, include: str = "memories", skill_detail: str = "summary",
-                  notes: bool = False, min_relevance: float = DEFAULT_MIN_RELEVANCE) -> AssociateResult: ...
 
     @measured("associate")
     def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,

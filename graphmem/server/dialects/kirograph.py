@@ -40,6 +40,7 @@ from graphmem.server.recall import search_out
 from graphmem.server.relations import scan_out
 from graphmem.service import MemoryService
 from graphmem.service.memories.results import StoreResult
+from graphmem.service.recall.results import SearchResult
 
 __all__ = ["TOOLS"]
 
@@ -120,7 +121,7 @@ def kirograph_mem_search(
     project = _project(projectPath)
     with tool_errors():
         if sessionId:  # before the cut: graphmem's search has no session filter, so its ranking is paged
-            result = scope.search_in_session(service, query, project, kind, limit, asOf, sessionId)
+            result: SearchResult = scope.search_in_session(service, query, project, kind, limit, asOf, sessionId)
         else:
             result = service.search(query, project=project, kind=kind, limit=limit, as_of=asOf, notes=True)
         out = search_out(result, "compact")

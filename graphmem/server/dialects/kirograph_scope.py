@@ -17,6 +17,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from graphmem.core.timespan import parse_duration_hours
 from graphmem.server.common import tool_errors
 from graphmem.server.dialects.unit import one_unit
+from graphmem.server.recall import noted
 from graphmem.service import MemoryService
 from graphmem.service.memories.reports import LifecycleItem, LifecycleReport
 from graphmem.service.recall.results import NotedSearchResult
@@ -39,13 +40,14 @@ def search_in_session(service: MemoryService, query: str, project: str | None, k
     offset = 0
     with tool_errors():
         while True:
-            result = service.search(query, project=project, kind=kind, limit=page, offset=offset, as_of=as_of,
-                                    min_relevance=0.0, notes=True)  # the session filter reads it all
+            result = noted(service.search(query, project=project, kind=kind, limit=page, offset=offset,
+                                          as_of=as_of, min_relevance=0.0, notes=True), NotedSearchResult)
             found = service.repository.memories_by_id([hit.id for hit in result.hits])
             kept += [hit for hit in result.hits if hit.id in found and found[hit.id].session_id == session_id]
             notes.update(result.notes)
             offset += page
-            if len(kept) >= limit or len(result.hits) < page:  # total_candidates counts only up to the page
+            # the session filter reads the whole ranking; total_candidates counts only up to the page
+            if len(kept) >= limit or len(result.hits) < page:
                 break
     hits = tuple(kept[:limit])
     return dataclasses.replace(result, hits=hits, offset=0, limit=limit,
