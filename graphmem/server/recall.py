@@ -94,11 +94,11 @@ def associate_out(result: AssociateResult, detail: str) -> AssociateOut:
     return out
 
 
-def noted(result: Any, noted: type[_Noted]) -> _Noted:
+def noted(result: Any, shape: type[_Noted]) -> _Noted:
     """``result``, which the tool asked with its notes: the adapter reads nothing itself, so a call that
     forgot ``notes=True`` is a bug to fix where it was made, never a second read here."""
-    if not isinstance(result, noted):
-        raise TypeError(f"{noted.__name__} expected: ask for notes=True in the call that ranked the hits")
+    if not isinstance(result, shape):
+        raise TypeError(f"{shape.__name__} expected: ask for notes=True in the call that ranked the hits")
     return result
 
 
