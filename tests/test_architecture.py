@@ -135,3 +135,32 @@ def test_the_checks_see_a_circle() -> None:
             "graphmem.service.example_a", "graphmem.service.example_b", "graphmem.service.example_a"]
     finally:
         del GRAPH["graphmem.service.example_a"], GRAPH["graphmem.service.example_b"]
+
+
+def _tree_rows() -> dict[str, list[str]]:
+    """The feature tree of docs/architecture.md: feature → the adapter modules its row (and continuation) names."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    tree = page.split("graphmem/service/                     graphmem/server/              graphmem/cli/\n", 1)[1]
+    tree = tree.split("```", 1)[0]
+    rows: dict[str, list[str]] = {}
+    feature = ""
+    for line in tree.splitlines():
+        named = [word.strip("─ ,") for word in line.split() if word.strip("─ ,").endswith(".py")]
+        head = line.lstrip("├└│─ ").split("/", 1)[0]
+        if line[:1] in "├└" and head:
+            feature = head
+        rows.setdefault(feature, []).extend(named)
+    return rows
+
+
+def test_the_architecture_tree_names_every_feature_with_its_server_and_cli_modules() -> None:
+    rows = _tree_rows()
+    assert tuple(sorted(rows)) == tuple(sorted(FEATURE_STACK))
+    cli = {path.stem for path in (ROOT / "graphmem" / "cli").glob("*.py")} - {"__init__", "__main__", "app"}
+    named_cli = set()
+    for feature, modules in rows.items():
+        *server, cli_module = modules
+        assert server and cli_module == f"{feature}.py", (feature, modules)  # the CLI module is the feature's name
+        assert all((ROOT / "graphmem" / "server" / module).is_file() for module in server), (feature, server)
+        named_cli.add(cli_module.removesuffix(".py"))
+    assert cli - named_cli == {"start", "hooks"}  # the two shell-only modules, outside any feature

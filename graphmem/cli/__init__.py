@@ -1,10 +1,12 @@
 """``graphmem``: the command line over ``MemoryService``; :data:`DESCRIPTION` is what ``--help`` says.
 
 Every command prints readable text, or JSON with ``--json``. Errors print one line and exit 2.
-One module per feature, mirroring the service: ``start`` (init, serve, demo), ``memories`` (store, search,
-associate, import, export, stats), ``relations`` (relate, conflicts, fact, chain, capture, lint) and
-``lifecycle`` (touch, correct, history, forget, restore, review, promote, prune, gc, sessions, metrics).
-They share ``app`` and never import each other.
+One module per feature, named as the service's feature it calls: ``memories`` (store, show, capture, history,
+touch, correct, forget, restore), ``recall`` (search, associate), ``relations`` (relate, conflicts, fact),
+``lifecycle`` (review, promote, prune, gc, metrics), ``sessions``, ``learning`` (clusters, duplicates,
+consolidate, skills, brief), ``export`` (import, export, stats), ``maintenance`` (lint, redact); and ``start``
+(init, serve, demo) and ``hooks`` (the agent client's hooks). They share ``app`` and never import each other.
+:data:`ALIASES` names a command by another name (``chain`` is ``history``).
 """
 
 from __future__ import annotations
@@ -15,16 +17,28 @@ import sys
 from collections.abc import Sequence
 
 from graphmem import __version__
-from graphmem.cli import hooks, learning, lifecycle, memories, redaction, relations, start
+from graphmem.cli import (
+    export,
+    hooks,
+    learning,
+    lifecycle,
+    maintenance,
+    memories,
+    recall,
+    relations,
+    sessions,
+    start,
+)
 from graphmem.cli.app import Commands, HelpFormatter
 from graphmem.errors import GraphmemError
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["ALIASES", "COMMANDS", "build_parser", "main"]
 
 DESCRIPTION = ("graphmem: a knowledge-graph memory for AI agents. Store observations, find them again by what they "
                "mean (concepts, not only keywords), keep them current, and serve them to agents over MCP.")
-_FEATURES = (start, memories, lifecycle, relations, learning, redaction, hooks)
+_FEATURES = (start, memories, recall, relations, lifecycle, sessions, learning, export, maintenance, hooks)
 COMMANDS: Commands = {name: command for feature in _FEATURES for name, command in feature.COMMANDS.items()}
+ALIASES: dict[str, str] = dict(memories.ALIASES)  # alias → command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,9 +50,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--create", action="store_true", help="create the store if it does not exist")
     parser.add_argument("--json", action="store_true", help="print JSON")
     sub = parser.add_subparsers(dest="command", required=True)
+    aliases: dict[str, list[str]] = {}
+    for alias, name in ALIASES.items():
+        aliases.setdefault(name, []).append(alias)
     parsers = {name: sub.add_parser(name, help=(fn.__doc__ or "").splitlines()[0], formatter_class=HelpFormatter,
-                                    description=(fn.__doc__ or "").splitlines()[0], epilog=f"example: {example}")
+                                    description=(fn.__doc__ or "").splitlines()[0], epilog=f"example: {example}",
+                                    aliases=aliases.get(name, []))
                for name, (fn, example) in COMMANDS.items()}
+    for name, command_parser in parsers.items():
+        command_parser.set_defaults(command=name)  # an alias runs its command under the command's own name
     for feature in _FEATURES:
         feature.add_arguments(parsers)
     for p in parsers.values():  # accept the common options after the subcommand too

@@ -1,7 +1,8 @@
 """What every CLI command shares: the store this call opens, the service over it, output and the command table.
 
-Feature modules (``memories``, ``relations``, ``lifecycle``, ``start``) import only this module, never each
-other, and call only the ``MemoryService`` facade. Nothing heavy loads here: the service (spaCy, scipy,
+Feature modules (one per feature of the service: ``memories``, ``recall``, ``relations``, ``lifecycle``,
+``sessions``, ``learning``, ``export``, ``maintenance``; and ``start``, ``hooks``) import only this module, never
+each other, and call only the ``MemoryService`` facade. Nothing heavy loads here: the service (spaCy, scipy,
 SQLAlchemy) is imported by :func:`open_service`, when a command needs it.
 """
 
@@ -16,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Command", "Commands", "HelpFormatter", "emit", "open_service", "plain", "read_input", "render_history",
-           "settings_for"]
+__all__ = ["Command", "Commands", "HelpFormatter", "emit", "open_service", "plain", "read_input", "render_report",
+           "run_closing", "settings_for"]
 
 Command = Callable[[argparse.Namespace], None]
 # name → (handler, example): the handler's docstring is the command's help, the example its epilog.
@@ -89,9 +90,31 @@ def plain(value: Any) -> Any:
     return value
 
 
-def render_history(history: Any) -> str:
-    """The one history view (``history`` and ``chain``): versions oldest first, * current, then events."""
-    lines = [f"{'*' if v.current else ' '} {v.id} [{v.valid_from} → {v.valid_to or 'now'}] {v.content[:90]}"
-             for v in history.memories]
-    lines += [f"  {e.at}: {e.new_id} replaced {e.old_id} ({e.via})" for e in history.events]
-    return "\n".join([*lines, history.message])
+def run_closing(args: argparse.Namespace, call: Callable[[Any], Any], render: Callable[[Any], str]) -> None:
+    """Open the service, ``emit`` what ``call(service)`` returns, and close the service (flushing its metrics)."""
+    service = open_service(args)
+    try:
+        emit(args, call(service), render)
+    finally:
+        service.close()
+
+
+def render_report(report: Any) -> str:
+    """A lifecycle report (memory edits and the lifecycle's jobs): one line per memory (id first), then the
+    message."""
+    lines = [_item_line(item) for item in report.items]
+    lines += [f"{m.operation:<28} calls {m.calls:>6}  errors {m.errors:>4}  mean {m.mean_ms:>8.2f} ms  "
+              f"p50 {m.p50_ms:>8.2f}  p95 {m.p95_ms:>8.2f}  max {m.max_ms:>8.2f}" for m in report.metrics]
+    return "\n".join([*lines, report.message])
+
+
+def _item_line(item: Any) -> str:
+    marks = [f"[{item.kind}]" if item.kind else "", item.status or "",
+             f"score {item.score:.3f}" if item.score is not None else "",
+             f"{item.days_overdue:g} days overdue" if item.days_overdue is not None else "",
+             "current" if item.current else "",
+             f"superseded by {item.superseded_by}" if item.superseded_by else "",
+             f"→ {item.vault_path}" if item.vault_path else "",
+             "; ".join(item.reasons)]
+    head = f"{'*' if item.current else ' '} {item.id}  " + "  ".join(m for m in marks if m)
+    return head + (f"\n      {item.content[:100]}" if item.content else "")

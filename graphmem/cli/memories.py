@@ -1,22 +1,19 @@
-"""The memory commands: store, search, associate, import, export and stats (DESIGN §5, docs/cli.md).
+"""The memories commands: store, show, capture, history (also ``chain``), and the edits of one memory: touch,
+correct, forget and restore (docs/cli.md, docs/lifecycle.md, docs/relations.md).
 
-Each is a thin call into ``MemoryService`` that prints text, or JSON with ``--json``.
+Each is a thin call into the ``MemoryService`` facade that prints text, or JSON with ``--json``.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import sys
-from pathlib import Path
 from typing import Any
 
-from graphmem.cli.app import Commands, emit, open_service, read_input
+from graphmem.cli.app import Commands, emit, open_service, read_input, render_report, run_closing
 from graphmem.core.values import KINDS
-from graphmem.errors import InvalidInput, NotFound
+from graphmem.errors import NotFound
 
-__all__ = ["COMMANDS", "add_arguments", "cmd_associate", "cmd_export", "cmd_import", "cmd_search", "cmd_show",
-           "cmd_stats", "cmd_store"]
+__all__ = ["ALIASES", "COMMANDS", "add_arguments"]
 
 
 def cmd_store(args: argparse.Namespace) -> None:
@@ -55,119 +52,68 @@ def _render_show(result: Any) -> str:
     return "\n".join(lines)
 
 
-def cmd_search(args: argparse.Namespace) -> None:
-    """Hybrid search (BM25 + activation)."""
-    result = open_service(args).search(args.query, project=args.project, kind=args.kind, limit=args.limit,
-                                       as_of=args.as_of)
+def cmd_capture(args: argparse.Namespace) -> None:
+    """Capture a markdown note's Decisions / Learnings / Errors ... bullets as typed memories."""
+    content = read_input(args.file)
+    capture = open_service(args).capture
+    result = capture.markdown(content, project=args.project, tags=args.tag, dry_run=args.dry_run)
     emit(args, result, lambda r: "\n".join(
-        f"{h.score:.4f}  {h.id}  [{h.kind}] {h.content[:100]}" for h in r.hits) or "no hits")
+        [f"{i.id or '(dry run)'} [{i.kind}] {i.content[:90]}" for i in r.items]
+        + [f"skipped line {s.line}: {s.reason}: {s.text[:60]}" for s in r.skipped]
+        + [f"stored {r.stored}, duplicates {r.duplicates}, skipped {len(r.skipped)}"]))
 
 
-def cmd_associate(args: argparse.Namespace) -> None:
-    """Spreading-activation recall or composition."""
-    result = open_service(args).associate(args.query, mode=args.mode, project=args.project,
-                                          max_results=args.limit, min_coverage=args.min_coverage)
-    emit(args, result, _render_associate)
+def cmd_history(args: argparse.Namespace) -> None:
+    """Every version of a memory or topic key, oldest first (* marks the current one), and what replaced what."""
+    run_closing(args, lambda s: s.history.of(args.ref, args.project), render_history)
 
 
-def _render_associate(result: Any) -> str:
-    lines = [f"query concepts: {', '.join(result.query_concepts)}",
-             f"seeds: {', '.join(s.name for s in result.seed_nodes)}   unmatched: "
-             f"{', '.join(result.unmatched_concepts) or '-'}   activated: {result.activated_count}"]
-    lines += [f"{m.relevance:.4f}  {m.id}  [{m.type}] {m.content[:90]}\n"
-              f"          via: {', '.join(m.concepts[:4])}{'' if m.direct else '  (no shared query concept)'}"
-              for m in result.memories]
-    if result.composition:
-        comp = result.composition
-        lines.append(f"composition: {comp.coverage_percent}% covered (min {comp.min_coverage:.0%}, "
-                     f"met={comp.coverage_met}); gaps: {', '.join(comp.gaps) or '-'}")
-        lines += [f"  {step.order}. {step.memory_id}: {step.why}" for step in comp.integration_plan]
-        lines += [f"  conflict: {c.memory_ids[0]} vs {c.memory_ids[1]}: {c.reason}" for c in comp.conflicts]
-    return "\n".join(lines)
+def render_history(history: Any) -> str:
+    """Versions oldest first, * current, then one line per replacement with its time."""
+    lines = [f"{'*' if v.current else ' '} {v.id} [{v.valid_from} → {v.valid_to or 'now'}] {v.content[:90]}"
+             for v in history.memories]
+    lines += [f"  {e.at}: {e.new_id} replaced {e.old_id} ({e.via})" for e in history.events]
+    return "\n".join([*lines, history.message])
 
 
-def cmd_import(args: argparse.Namespace) -> None:
-    """Import JSONL: graphmem's export or plain observations (one JSON object with 'content' per line)."""
-    from rich.progress import Progress
-
-    service = open_service(args)
-    lines = read_input(args.file).splitlines()
-    from rich.console import Console
-
-    # The bar goes to stderr, and only on a terminal: stdout holds the report alone.
-    console = Console(stderr=True)
-    with Progress(console=console, disable=args.json or not console.is_terminal, transient=True) as progress:
-        task = progress.add_task("importing", total=len(lines))
-        report = service.import_jsonl(lines, on_progress=lambda done: progress.update(task, completed=done))
-    emit(args, dataclasses.replace(report, ids=()), lambda r: f"imported ({r.format}): "
-         + ", ".join(f"{k} {v}" for k, v in r.added.items()) + f"; duplicates {r.duplicates}")
+def cmd_touch(args: argparse.Namespace) -> None:
+    """Reinforce memories: use_count + 1, last_used = now (--boost raises strength)."""
+    run_closing(args, lambda s: s.edits.touch(args.ids, boost=args.boost), render_report)
 
 
-# Above this the HTML view switches from the force-directed layout to concentric rings (docs/export.md), and the
-# whole-graph picture of the 341-memory sample (3,542 nodes) is one unreadable ball.
-_LEGIBLE_NODES = 1_500
+def cmd_forget(args: argparse.Namespace) -> None:
+    """Soft-forget a memory (status forgotten, valid until now); as_of before now still shows it."""
+    run_closing(args, lambda s: s.edits.forget(args.id, superseded_by=args.superseded_by, reason=args.reason),
+                render_report)
 
 
-def cmd_export(args: argparse.Namespace) -> None:
-    """Export the store (lossless JSONL) or the graph: node-link, GraphML, GEXF, Cypher, CSV, DOT or HTML."""
-    service = open_service(args)
-    scope = _export_scope(args)
-    if args.format == "csv":
-        paths = service.exports.write_csv(Path(args.output), scope)
-        print(f"exported {paths[0]} and {paths[1]}", file=sys.stderr)
-        return
-    out = open(args.output, "w", encoding="utf-8") if args.output != "-" else sys.stdout  # noqa: SIM115
-    try:
-        if args.format == "jsonl":
-            count = service.export_jsonl(out)
-            message = f"exported {count} records"
-        else:
-            graph = service.exports.write(args.format, out, scope).graph
-            message = (f"exported {args.format}: {graph.number_of_nodes()} nodes, "
-                       f"{graph.number_of_edges()} edges")
-            if args.format == "html" and graph.number_of_nodes() > _LEGIBLE_NODES:
-                message += (f"; {graph.number_of_nodes()} nodes are too many to read in one picture: export a "
-                            "query's neighbourhood (--query TEXT --hops 2) or one project (--project NAME)")
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    if args.output != "-":
-        print(message, file=sys.stderr)
+def cmd_restore(args: argparse.Namespace) -> None:
+    """Restore a forgotten or archived memory."""
+    run_closing(args, lambda s: s.edits.restore(args.id), render_report)
 
 
-def _export_scope(args: argparse.Namespace) -> Any:
-    from graphmem.service.export import ExportScope
-
-    scoped = args.project or args.as_of or args.query
-    if args.format == "jsonl" and scoped:
-        raise InvalidInput("jsonl is the lossless backup of the whole store; --project/--as-of/--query "
-                           "apply to the graph formats")
-    if args.format == "csv" and args.output == "-":
-        raise InvalidInput("csv writes nodes.csv and edges.csv: name a directory with -o")
-    return ExportScope(project=args.project, as_of=args.as_of, query=args.query, hops=args.hops,
-                       max_results=args.max_results)
-
-
-def cmd_stats(args: argparse.Namespace) -> None:
-    """Counts by kind, degree distribution, top concepts, components, orphans and communities."""
-    from graphmem.service.export.stats import render_stats
-
-    emit(args, open_service(args).status(), render_stats)
+def cmd_correct(args: argparse.Namespace) -> None:
+    """Correct a memory: a new version supersedes it; the original stays in its history."""
+    run_closing(args, lambda s: s.edits.correct(args.id, args.content, reason=args.reason), render_report)
 
 
 COMMANDS: Commands = {
     "store": (cmd_store, 'graphmem store "Use Redis for session storage" --kind decision --project web'),
     "show": (cmd_show, "graphmem show search-service/engine"),
-    "search": (cmd_search, 'graphmem search "session storage" --project web --json'),
-    "associate": (cmd_associate, 'graphmem associate "retry webhooks" --mode composition'),
-    "import": (cmd_import, "graphmem import data/observations.jsonl"),
-    "export": (cmd_export, 'graphmem export --format html --query "retry webhooks" --hops 2 -o graph.html'),
-    "stats": (cmd_stats, "graphmem stats --json"),
+    "capture": (cmd_capture, "graphmem capture notes/session-2026-03-01.md --project web"),
+    "history": (cmd_history, "graphmem history web-frontend/session-storage"),
+    "touch": (cmd_touch, "graphmem touch payments-api/outbox --boost"),
+    "correct": (cmd_correct, ('graphmem correct web-frontend/session-storage '
+                           '"Sessions live in Redis with a 30-minute sliding TTL"')),
+    "forget": (cmd_forget, 'graphmem forget web-frontend/sw-lifecycle --reason "the service worker is gone"'),
+    "restore": (cmd_restore, "graphmem restore web-frontend/sw-lifecycle"),
 }
+# Another name for a command: ``chain`` was the relation pages' name for the one history view.
+ALIASES = {"chain": "history"}
 
 
 def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
-    """The arguments of the memory commands."""
+    """The arguments of the memories commands."""
     store = parsers["store"]
     store.add_argument("content", help="the observation's text")
     store.add_argument("--kind", default="note", help=f"one of: {', '.join(KINDS)}")
@@ -177,29 +123,18 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     store.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
     store.add_argument("--review-after", help="review it after this date (ISO 8601 or epoch ms)")
     parsers["show"].add_argument("ref", metavar="ID_OR_TOPIC_KEY", help="memory id or topic key")
-    for name in ("search", "associate"):
-        recall = parsers[name]
-        recall.add_argument("query", help="what to look for, in words")
-        recall.add_argument("--project", help="only this project's memories")
-        recall.add_argument("--limit", type=int, default=10, help="memories to return (1-100)")
-    parsers["search"].add_argument("--kind", help=f"only memories of this kind: {', '.join(KINDS)}")
-    parsers["search"].add_argument("--as-of", help="what was visible at this instant (ISO 8601 or epoch ms)")
-    parsers["associate"].add_argument("--mode", choices=["recall", "composition"], default="recall",
-                                      help="recall: related memories; composition: the fewest that cover the query")
-    parsers["associate"].add_argument("--min-coverage", type=float, default=0.7,
-                                      help="composition: the share of the query's needs to cover (0-1)")
-    parsers["import"].add_argument("file", help="the JSONL file, or - for standard input")
-    _export_arguments(parsers["export"])
-
-
-def _export_arguments(export: argparse.ArgumentParser) -> None:
-    """The export command's options (docs/export.md)."""
-    formats = ["jsonl", "node-link", "graphml", "gexf", "cypher", "csv", "dot", "html"]
-    export.add_argument("--format", default="jsonl", choices=formats,
-                        help="jsonl is the lossless backup; the others are the graph")
-    export.add_argument("-o", "--output", default="-", help="file, or a directory for csv; - is stdout")
-    export.add_argument("--project", help="only this project's memories")
-    export.add_argument("--as-of", help="the time slice: memories valid at this instant")
-    export.add_argument("--query", help="the subgraph this query activates (what memory_associate returns)")
-    export.add_argument("--hops", type=int, default=1, help="with --query: hops around activated memories")
-    export.add_argument("--max-results", type=int, default=10, help="with --query: activated memories")
+    capture = parsers["capture"]
+    capture.add_argument("file", help="the markdown note, or - for standard input")
+    capture.add_argument("--tag", action="append", default=[], help="a tag for every item (repeatable)")
+    capture.add_argument("--dry-run", action="store_true", help="show what would be stored, store nothing")
+    capture.add_argument("--project", help="the project every captured memory is stored in")
+    parsers["history"].add_argument("ref", metavar="ID_OR_TOPIC_KEY", help="memory id or topic key")
+    parsers["history"].add_argument("--project", help="the project whose topic key this is")
+    parsers["touch"].add_argument("ids", nargs="+", help="memory ids or topic keys")
+    parsers["touch"].add_argument("--boost", action="store_true", help="also raise strength (capped)")
+    for name in ("forget", "restore", "correct"):
+        parsers[name].add_argument("id", help="memory id or topic key")
+    parsers["forget"].add_argument("--superseded-by", help="the memory that replaces it")
+    parsers["correct"].add_argument("content", help="the corrected text")
+    for name in ("forget", "correct"):
+        parsers[name].add_argument("--reason", help="why, kept with the change")

@@ -1,4 +1,4 @@
-"""CLI commands of the relation area: relate, conflicts, fact, history, capture, lint (docs/relations.md).
+"""The relations commands: relate, conflicts and fact (docs/relations.md).
 
 Each command is a thin call into ``MemoryService.relations`` that prints text, or JSON with ``--json``.
 """
@@ -9,12 +9,11 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from graphmem.cli.app import Commands, emit, open_service, read_input, render_history
+from graphmem.cli.app import Commands, emit, open_service
 from graphmem.core.relations import valid_relation_types
 from graphmem.errors import InvalidInput
 
-__all__ = ["COMMANDS", "add_arguments", "cmd_capture", "cmd_chain", "cmd_conflicts", "cmd_fact",
-           "cmd_lint", "cmd_relate"]
+__all__ = ["COMMANDS", "add_arguments", "cmd_conflicts", "cmd_fact", "cmd_relate"]
 
 
 def _args(args: argparse.Namespace, count: int, usage: str) -> list[str]:
@@ -101,37 +100,8 @@ def _render_facts(result: Any) -> str:
     return "\n".join(([result.message] if getattr(result, "message", "") else []) + lines) or "no facts"
 
 
-def cmd_chain(args: argparse.Namespace) -> None:
-    """History of a topic key or memory chain: what replaced what, and when."""
-    history = open_service(args).history.of(args.ref, args.project)
-    emit(args, history, render_history)
-
-
-def cmd_capture(args: argparse.Namespace) -> None:
-    """Capture a markdown note's Decisions / Learnings / Errors ... bullets as typed memories."""
-    content = read_input(args.file)
-    capture = open_service(args).capture
-    result = capture.markdown(content, project=args.project, tags=args.tag, dry_run=args.dry_run)
-    emit(args, result, lambda r: "\n".join(
-        [f"{i.id or '(dry run)'} [{i.kind}] {i.content[:90]}" for i in r.items]
-        + [f"skipped line {s.line}: {s.reason}: {s.text[:60]}" for s in r.skipped]
-        + [f"stored {r.stored}, duplicates {r.duplicates}, skipped {len(r.skipped)}"]))
-
-
-def cmd_lint(args: argparse.Namespace) -> None:
-    """Check the store's health; --fix repairs what is safe."""
-    report = open_service(args).lint.run(fix=args.fix)
-    emit(args, report, lambda r: "\n".join(
-        [f"{_state(f)}  {f.check}  {f.subject}: {f.detail}" for f in r.findings]
-        + ["ok" if r.ok else f"{len(r.findings)} findings, {r.fixed} fixed"]))
-
-
-def _state(finding: Any) -> str:
-    return "fixed" if finding.fixed else ("fixable" if finding.fixable else "report")
-
-
 def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
-    """The arguments of the relation-area commands."""
+    """The arguments of the relations commands."""
     relate = parsers["relate"]
     relate.add_argument("source",
                         help="memory id or topic key (the side that supersedes, causes, supports...)")
@@ -160,27 +130,14 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
     fact.add_argument("--valid-from", help="add: when it became true (ISO 8601 or epoch ms; default: now)")
     fact.add_argument("--at", help="at, invalidate: the instant (default: now)")
     fact.add_argument("--keep-previous", action="store_true", help="add: do not close the previous object")
-    parsers["chain"].add_argument("ref", help="topic key or memory id")
-    capture = parsers["capture"]
-    capture.add_argument("file", help="the markdown note, or - for standard input")
-    capture.add_argument("--tag", action="append", default=[], help="a tag for every item (repeatable)")
-    capture.add_argument("--dry-run", action="store_true", help="show what would be stored, store nothing")
-    parsers["lint"].add_argument("--fix", action="store_true", help="repair what is safe to repair")
-    for name in ("conflicts", "chain"):
-        parsers[name].add_argument("--project", help="only this project")
-    capture.add_argument("--project", help="the project every captured memory is stored in")
+    conflicts.add_argument("--project", help="only this project")
     conflicts.add_argument("--limit", type=int, default=50, help="scan: newest memories to compare; pending: "
                                                                   "relations to list")
 
 
-# ``graphmem history`` is the lifecycle's per-memory version list; ``chain`` adds topic keys and the
-# time each replacement happened (it reads judged supersedes relations and parent_id lineage).
 COMMANDS: Commands = {
     "relate": (cmd_relate, "graphmem relate payments-api/ledger payments-api/outbox related "
                            "--reason 'both are written in the payment transaction'"),
     "conflicts": (cmd_conflicts, "graphmem conflicts scan --limit 100; graphmem conflicts pending"),
     "fact": (cmd_fact, "graphmem fact add alice 'works at' globex --valid-from 2026-03-01"),
-    "chain": (cmd_chain, "graphmem chain search-service/engine"),
-    "capture": (cmd_capture, "graphmem capture notes/session-2026-03-01.md --project web"),
-    "lint": (cmd_lint, "graphmem lint --fix"),
 }

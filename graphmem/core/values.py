@@ -1,9 +1,12 @@
-"""Frozen core values: the one shape memories and relations take between store, core and service."""
+"""Frozen core values: the one shape memories and relations take between store, core and service.
+
+:class:`Observation` is a memory on its way in (validated, not yet stored); :class:`Memory` is one stored.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, Literal
 
@@ -14,6 +17,7 @@ __all__ = [
     "STATUSES",
     "Kind",
     "Memory",
+    "Observation",
     "Relation",
     "RelationStatus",
     "Status",
@@ -81,3 +85,55 @@ class Relation:
     evidence: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     judged_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One validated observation on its way into the store: the fields its writer chooses.
+
+    The store turns it into the row (``graphmem.store.drafts``) and adds what no writer chooses (the
+    use counters, the status, the dedupe key). ``id``, ``created_at`` and ``valid_from`` are asked
+    for, not settled: unset, the draft picks a new id and "now". ``redacted`` is reported, never stored.
+    """
+
+    content: str
+    kind: str = "note"
+    project: str | None = None
+    topic_key: str | None = None
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    source: str | None = None
+    context: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    session_id: str | None = None
+    review_after: datetime | None = None
+    valid_from: datetime | None = None
+    created_at: datetime | None = None
+    id: str | None = None
+    parent_id: str | None = None
+    outcome: str | None = None
+    task_type: str | None = None
+    tools_used: tuple[str, ...] = ()
+    redacted: Mapping[str, int] = field(default_factory=dict)  # secret kind → count replaced
+
+    @classmethod
+    def revising(cls, memory: Memory) -> Observation:
+        """A new version of ``memory``: every field it was stored with carried over (a field of both classes
+        needs no line here), and its id as the parent. The version gets its own id, times and session.
+
+        >>> from datetime import UTC
+        >>> now = datetime(2026, 3, 1, tzinfo=UTC)
+        >>> old = Memory("mem_1", "Use JWT", "decision", "web", now, now, now, topic_key="decision/sessions")
+        >>> revision = Observation.revising(old)
+        >>> (revision.kind, revision.project, revision.topic_key, revision.parent_id, revision.created_at)
+        ('decision', 'web', 'decision/sessions', 'mem_1', None)
+        """
+        carried = {name: getattr(memory, name) for name in _CARRIED}
+        return cls(**carried, parent_id=memory.id)
+
+
+# What a revision takes from the memory it revises: every observation field but its identity, its times, its
+# session (the revision joins the live one), who its parent is and the redaction count of its own text.
+_CARRIED = tuple(f.name for f in fields(Observation)
+                 if f.name not in {"id", "created_at", "valid_from", "review_after", "session_id", "parent_id",
+                                 "redacted"})

@@ -1,4 +1,5 @@
-"""Memory tools: store, open, correct, forget, restore, touch, history and capture. One intent each."""
+"""Memory tools: store, open, correct, forget, restore, touch, history, capture and suggest a topic key.
+One intent each."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from graphmem.server.common import (
 )
 from graphmem.server.context import AppContext
 from graphmem.server.learn_params import OutcomeValue, TaskTypeValue, ToolsValue
-from graphmem.server.models.memories import CaptureOut, ChangeOut, HistoryOut, OpenOut, StoreOut
+from graphmem.server.models.memories import CaptureOut, ChangeOut, HistoryOut, OpenOut, StoreOut, TopicKeyOut
 
 __all__ = ["TOOLS"]
 
@@ -146,6 +147,17 @@ def memory_capture(
     return reply(out)
 
 
+def memory_suggest_key(
+    ctx: Ctx,
+    kind: Annotated[Kind, Field(description="The memory's kind")],
+    title: Annotated[str, Field(description="A short title or the first sentence")],
+) -> Annotated[CallToolResult, TopicKeyOut]:
+    """A stable topic key (kind/slug) for a memory, to store it with topic_key and address it later."""
+    with tool_errors():
+        key = service_of(ctx).suggest_topic_key(kind, title)
+    return reply(TopicKeyOut(topic_key=key))
+
+
 TOOLS = {
     "memory_store": (memory_store, WRITE),
     "memory_open": (memory_open, READ_ONLY),
@@ -155,4 +167,5 @@ TOOLS = {
     "memory_touch": (memory_touch, REVERSIBLE),
     "memory_history": (memory_history, READ_ONLY),
     "memory_capture": (memory_capture, WRITE),
+    "memory_suggest_key": (memory_suggest_key, READ_ONLY),
 }

@@ -7,7 +7,7 @@ the adapter only shapes the answer, it reads nothing itself.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
@@ -36,11 +36,12 @@ from graphmem.server.models.recall import (
     SkillHitOut,
     StatusOut,
 )
-from graphmem.service import MemoryService
 from graphmem.service.recall.relevance import DEFAULT_MIN_RELEVANCE
-from graphmem.service.recall.results import AssociateResult, SearchResult
+from graphmem.service.recall.results import AssociateResult, NotedAssociateResult, NotedSearchResult, SearchResult
 
-__all__ = ["TOOLS", "associate_out", "search_out"]
+__all__ = ["TOOLS", "associate_out", "noted", "search_out"]
+
+_Noted = TypeVar("_Noted", NotedSearchResult, NotedAssociateResult)
 
 Ctx = Context[AppContext, Any]
 _COMPACT_CONCEPTS = 3  # the strongest few say why it matched; detail="full" lists them all
@@ -54,10 +55,10 @@ SkillDetail = Annotated[Literal["name_only", "summary", "full"], Field(descripti
 MinRelevance = Annotated[float, Field(ge=0.0, le=1.0, description="Hide hits below this relevance")]
 
 
-def search_out(service: MemoryService, result: SearchResult, detail: str) -> SearchOut:
-    """The search result as the tool returns it, with the notes the recall service read (``notes=True``;
-    a result asked without them, from a dialect, gets them from the service here)."""
-    result = service.recall_service.with_notes(result)
+def search_out(result: SearchResult, detail: str) -> SearchOut:
+    """The search result as the tool returns it, with the notes the search read (``notes=True``, the
+    one call the standard tool and the dialects make)."""
+    result = noted(result, NotedSearchResult)
     hits = []
     for hit in result.hits:
         out = SearchHitOut.model_validate(hit)
@@ -71,10 +72,10 @@ def search_out(service: MemoryService, result: SearchResult, detail: str) -> Sea
                      skills=[SkillHitOut.model_validate(skill) for skill in result.skills])
 
 
-def associate_out(service: MemoryService, result: AssociateResult, detail: str) -> AssociateOut:
-    """The associate result; in composition mode ``memories`` holds the sources (once, in plan order) and
-    the composition names them by id."""
-    result = service.recall_service.with_notes(result)
+def associate_out(result: AssociateResult, detail: str) -> AssociateOut:
+    """The associate result with its notes (``notes=True``); in composition mode ``memories`` holds the
+    sources (once, in plan order) and the composition names them by id."""
+    result = noted(result, NotedAssociateResult)
     memories = list(result.memories)
     if result.composition is not None:
         memories = list(result.composition.sources)
@@ -91,6 +92,14 @@ def associate_out(service: MemoryService, result: AssociateResult, detail: str) 
              "source_ids": [s.id for s in composition.sources],
              "covered_by": {c.need: c.concept for c in composition.covered_by}})
     return out
+
+
+def noted(result: Any, shape: type[_Noted]) -> _Noted:
+    """``result``, which the tool asked with its notes: the adapter reads nothing itself, so a call that
+    forgot ``notes=True`` is a bug to fix where it was made, never a second read here."""
+    if not isinstance(result, shape):
+        raise TypeError(f"{shape.__name__} expected: ask for notes=True in the call that ranked the hits")
+    return result
 
 
 def _seed(seed: Any, detail: str) -> SeedNodeOut:
@@ -132,7 +141,7 @@ def memory_search(
         result = service.search(query, project, kind, tags, limit, offset, as_of, include_superseded,
                                 outcome=outcome, task_type=task_type, tools_used=tools_used, include=include,
                                 skill_detail=skill_detail, notes=True, min_relevance=min_relevance)
-    return reply(search_out(service, result, detail))
+    return reply(search_out(result, detail))
 
 
 def memory_associate(
@@ -163,7 +172,7 @@ def memory_associate(
                                    include_superseded=include_superseded, outcome=outcome,
                                    task_type=task_type, tools_used=tools_used, include=include,
                                    skill_detail=skill_detail, notes=True, min_relevance=min_relevance)
-    return reply(associate_out(service, result, detail))
+    return reply(associate_out(result, detail))
 
 
 def memory_graph(

@@ -1,5 +1,5 @@
-"""Relation tools: relate (judged now), propose (pending), pending, judge, ignore, scan for conflicts,
-suggest a topic key. The workflow is scan → propose → pending → judge or ignore."""
+"""Relation tools: relate (judged now), propose (pending), pending, judge, ignore, scan for conflicts.
+The workflow is scan → propose → pending → judge or ignore."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from graphmem.core.relations import valid_relation_types
 from graphmem.server.common import (
     READ_ONLY,
     WRITE,
-    Kind,
     ProjectFilter,
     reply,
     service_of,
@@ -26,7 +25,6 @@ from graphmem.server.models.relations import (
     PendingOut,
     RelationOutcomeOut,
     ScanOut,
-    TopicKeyOut,
 )
 from graphmem.service.relations.results import ScanResult
 
@@ -140,17 +138,6 @@ def memory_scan_conflicts(
     return reply(scan_out(result, max_candidates))
 
 
-def memory_suggest_key(
-    ctx: Ctx,
-    kind: Annotated[Kind, Field(description="The memory's kind")],
-    title: Annotated[str, Field(description="A short title or the first sentence")],
-) -> Annotated[CallToolResult, TopicKeyOut]:
-    """A stable topic key (kind/slug) for a memory, to store it with topic_key and address it later."""
-    with tool_errors():
-        key = service_of(ctx).relations.suggest_topic_key(kind, title)
-    return reply(TopicKeyOut(topic_key=key))
-
-
 TOOLS = {
     "memory_relate": (memory_relate, WRITE),
     "memory_propose_relation": (memory_propose_relation, WRITE),
@@ -158,5 +145,4 @@ TOOLS = {
     "memory_judge_relation": (memory_judge_relation, WRITE),
     "memory_ignore_relation": (memory_ignore_relation, WRITE),
     "memory_scan_conflicts": (memory_scan_conflicts, READ_ONLY),
-    "memory_suggest_key": (memory_suggest_key, READ_ONLY),
 }

@@ -23,11 +23,13 @@ from graphmem.service.learning import LearningService
 from graphmem.service.lifecycle.service import LifecycleService
 from graphmem.service.maintenance.lint import LintService
 from graphmem.service.memories.capture import CaptureService
+from graphmem.service.memories.drafts import validate_observation
 from graphmem.service.memories.edits import MemoryEdits
 from graphmem.service.memories.history import HistoryService, open_at
 from graphmem.service.memories.learn_filter import LearnFilter
 from graphmem.service.memories.reads import open_memories, resolve
 from graphmem.service.memories.results import OpenResult, StoreResult
+from graphmem.service.memories.topic_keys import suggest_key
 from graphmem.service.memories.writes import MemoryWrites, Progress
 from graphmem.service.metrics import MetricsRecorder, measured
 from graphmem.service.recall.decay_weights import decay_params
@@ -122,10 +124,11 @@ class MemoryService:
 
         ``outcome`` (success, failure, partial, unknown), ``task_type`` and ``tools_used`` are Kyew's
         learn fields: stored as columns that search, associate and export filter by."""
-        return self.writes.store(
-            content=content, kind=kind, project=project, topic_key=topic_key, tags=tags, entities=entities,
-            source=source, context=context, meta=meta, session_id=session_id, review_after=review_after,
-            valid_from=valid_from, outcome=outcome, task_type=task_type, tools_used=tools_used)
+        return self.writes.store(validate_observation(
+            self.settings.limits, content=content, kind=kind, project=project, topic_key=topic_key, tags=tags,
+            entities=entities, source=source, context=context, meta=meta, session_id=session_id,
+            review_after=review_after, valid_from=valid_from, outcome=outcome, task_type=task_type,
+            tools_used=tools_used))
 
     @measured("store_many")
     def store_many(self, records: Iterable[Mapping[str, Any]], *, batch_size: int = 512,
@@ -146,8 +149,9 @@ class MemoryService:
         (``outcome``, ``task_type`` and ``tools_used`` too: every listed tool must have been used).
 
         ``include`` is ``memories`` (the default), ``skills`` or ``all``: skills the query matches
-        (``service.learning.recall``) at ``skill_detail`` name_only, summary or full. ``notes`` answers
-        with each hit's notes (superseded, contradicted, pending) read in the same call. Reinforcement
+        (``service.learning.recall``) at ``skill_detail`` name_only, summary or full. ``notes=True`` answers
+        a ``NotedSearchResult``: each hit's notes (superseded, contradicted, pending) read in the same
+        call, the one way the MCP tools and the dialects ask for them. Reinforcement
         (``decay.reinforce_on_recall``) runs after the read, as its own write. Hits below ``min_relevance``
         (calibrated, ``service.recall.relevance``) are left out."""
         result = self.recall_service.search(
@@ -186,6 +190,10 @@ class MemoryService:
             return open_memories(self.uow, wanted, include_relations)
         self.uow.fresh()
         return open_at(self.uow, wanted, include_relations, instant)
+
+    def suggest_topic_key(self, kind: str, title: str) -> str:
+        """A stable ``kind/slug`` topic key to store a memory under (``memories.topic_keys.suggest_key``)."""
+        return suggest_key(kind, title)
 
     @measured("graph")
     def graph(self, node: str | None = None, depth: int = 1, project: str | None = None, offset: int = 0,

@@ -1,5 +1,7 @@
 """The repository: transactional reads and writes of memories, concepts and their edges.
 
+``insert_memories`` takes typed drafts (:mod:`graphmem.store.drafts`) and builds their rows itself.
+
 Every public method runs in one transaction; a failure rolls everything back, so a failed call
 leaves the store unchanged. Methods return core values or small frozen records, never rows.
 """
@@ -23,21 +25,13 @@ from graphmem.errors import StorageError
 from graphmem.store import bulk, fulltext
 from graphmem.store import engine as engine_options
 from graphmem.store.convert import memory_from_row, relation_from_row
+from graphmem.store.drafts import MemoryDraft, memory_row
 from graphmem.store.engine import WRITE_OPTION
 from graphmem.store.tables import ConceptEdgeRow, ConceptRow, MemoryRow, MentionRow, RelationRow, SessionRow
 
 __all__ = ["ConceptRecord", "MemoryDraft", "Repository", "StoredBatch", "insert_memories"]
 
 _CHUNK = 900  # stays under SQLite's bound-parameter limit on old builds
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryDraft:
-    """A memory ready to insert: fields plus its parsed concepts (key, kind, weight, count)."""
-
-    row: dict[str, Any]
-    mentions: tuple[tuple[str, str, float, int], ...]
-    cooccurrences: tuple[tuple[str, str, int], ...]
 
 
 class ConceptRecord(NamedTuple):
@@ -223,8 +217,9 @@ def insert_memories(session: Session, drafts: Sequence[MemoryDraft]) -> StoredBa
     # Bulk statements on the connection (graphmem/store/bulk.py): the ORM bulk path spent most of an
     # import in per-row bookkeeping we do not need (profiled: 7 s of 16 s of repository time per 2,500 rows).
     columns = bulk.MEMORY_INSERT.columns
+    rows = [memory_row(draft) for draft in fresh]
     inserted = bulk.run(session.connection(), bulk.MEMORY_INSERT,
-                        [tuple(draft.row[name] for name in columns) for draft in fresh])
+                        [tuple(row[name] for name in columns) for row in rows])
     seq_of = {memory_id: seq for seq, memory_id in inserted}
     concepts = _upsert_concepts(session, fresh)
     batch.concepts = concepts
@@ -232,13 +227,13 @@ def insert_memories(session: Session, drafts: Sequence[MemoryDraft]) -> StoredBa
     _add_cooccurrences(session, fresh, concepts, batch)
     # The inserted values are the drafts' own: build the core values from them, no read-back.
     # (a namespace, not a MemoryRow: model construction cost 0.3 ms a row on a bulk import).
-    batch.memories = sorted((seq_of[d.row["id"]], memory_from_row(SimpleNamespace(**d.row))) for d in fresh)
+    batch.memories = sorted((seq_of[row["id"]], memory_from_row(SimpleNamespace(**row))) for row in rows)
     return batch
 
 
 def _split_duplicates(session: Session, drafts: Sequence[MemoryDraft],
                       batch: StoredBatch) -> list[MemoryDraft]:
-    keys = {(d.row["project_key"], d.row["content_hash"]) for d in drafts}
+    keys = {(d.project_key, d.content_hash) for d in drafts}
     existing: dict[tuple[str, str], str] = {}
     hashes = sorted({h for _, h in keys})
     for chunk in _chunks(hashes):
@@ -248,12 +243,12 @@ def _split_duplicates(session: Session, drafts: Sequence[MemoryDraft],
             existing[(project_key, content_hash)] = memory_id
     fresh = []
     for draft in drafts:
-        key = (draft.row["project_key"], draft.row["content_hash"])
+        key = (draft.project_key, draft.content_hash)
         if key in existing:
             batch.outcomes.append((existing[key], True))
         else:
-            existing[key] = draft.row["id"]
-            batch.outcomes.append((draft.row["id"], False))
+            existing[key] = draft.id
+            batch.outcomes.append((draft.id, False))
             fresh.append(draft)
     return fresh
 
@@ -277,7 +272,7 @@ def _insert_mentions(session: Session, drafts: Sequence[MemoryDraft], seq_of: di
                      concepts: dict[str, ConceptRecord], batch: StoredBatch) -> None:
     rows = []
     for draft in drafts:
-        memory_seq = seq_of[draft.row["id"]]
+        memory_seq = seq_of[draft.id]
         for key, _, weight, count in draft.mentions:
             rows.append((memory_seq, concepts[key].seq, weight, count))
     batch.mentions = [row[:3] for row in rows]

@@ -1,4 +1,5 @@
-"""The CLI's feature modules share ``graphmem.cli.app`` and never import each other (no cycles)."""
+"""The CLI's feature modules share ``graphmem.cli.app`` and never import each other (no cycles); every module
+but the shared ones is a feature's."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 import pytest
 
 CLI = Path(__file__).resolve().parents[2] / "graphmem" / "cli"
-FEATURES = ("start", "memories", "relations", "lifecycle", "learning")
+FEATURES = ("start", "memories", "recall", "relations", "lifecycle", "sessions", "learning", "export", "maintenance",
+            "hooks")
 
 
 def _imported(module: Path) -> set[str]:
@@ -29,3 +31,8 @@ def test_a_feature_module_imports_only_the_shared_app_of_the_cli(feature):
 
 def test_the_shared_app_imports_no_feature_module():
     assert not {name for name in _imported(CLI / "app.py") if name.startswith("graphmem.cli")}
+
+
+def test_every_cli_module_is_a_listed_feature_or_shared():
+    modules = {path.stem for path in CLI.glob("*.py")} - {"__init__", "__main__", "app"}
+    assert modules == set(FEATURES)

@@ -57,6 +57,22 @@ def test_every_command_has_help_text_and_an_example_that_parses(name, capsys):
 
 
 # -- a round trip through the shell -----------------------------------------------------------------
+def test_capture_stores_a_notes_bullets_and_history_and_chain_show_one_view(tmp_path, new_store, capsys):
+    db = new_store("memories.db")
+    note = tmp_path / "note.md"
+    note.write_text("## Decisions\n- Use Redis for session storage\n\n## Errors\n- Webhook timed out\n",
+                    encoding="utf-8")
+    captured = run_json(capsys, "--db", db, "capture", str(note), "--project", "web")
+    assert captured["stored"] == 2 and [i["kind"] for i in captured["items"]] == ["decision", "error"]
+    first = run_json(capsys, "--db", db, "store", "Sessions live in signed cookies", "--topic-key", "decision/sessions")
+    second = run_json(capsys, "--db", db, "store", "Sessions live in Redis", "--topic-key", "decision/sessions")
+    history = run_json(capsys, "--db", db, "history", "decision/sessions")
+    assert [m["id"] for m in history["memories"]] == [first["id"], second["id"]]
+    assert history["current_ids"] == [second["id"]] and history["events"][0]["old_id"] == first["id"]
+    assert run_json(capsys, "--db", db, "chain", "decision/sessions") == history
+    assert run(capsys, "--db", db, "history", "decision/other")[0] == 2
+
+
 def test_store_search_associate_stats_export_import_round_trip(tmp_path, new_store, capsys):
     db, copy = new_store("one.db"), new_store("two.db")
     webhook = run_json(capsys, "--db", db, "store", WEBHOOK, "--kind", "pattern", "--project", "payments",

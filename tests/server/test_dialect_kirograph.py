@@ -92,6 +92,19 @@ async def test_search_by_session_filters_before_the_cut(kiro, service):
     assert {hit["id"] for hit in found["hits"]} == set(mine)
 
 
+async def test_search_hits_carry_their_notes_with_and_without_a_session(kiro, service):
+    first = await _store(kiro, "The webhook retry loop stopped after the deploy")
+    second = await _store(kiro, "The webhook retry loop kept running after the deploy")
+    relation = service.relations.relate(first, second, "contradicts").relation.id
+    session = service.repository.memories_by_id([first])[first].session_id
+    for scope in ({}, {"sessionId": session}):
+        found = await call(kiro, "kirograph_mem_search", query="webhook retry loop", projectPath="/work/shop",
+                           **scope)
+        notes = {hit["id"]: hit["notes"] for hit in found["hits"]}
+        assert notes[first] == [f"contradicted by {second} ({relation})"], scope
+        assert notes[second] == [f"contradicted by {first} ({relation})"], scope
+
+
 def _aged(days: int) -> str:
     return (datetime.now(UTC) - timedelta(days=days)).isoformat()
 

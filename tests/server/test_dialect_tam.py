@@ -36,6 +36,16 @@ async def test_an_agent_saves_with_memory_save_and_recalls_it_with_memory_associ
     assert (stored.kind, stored.project, stored.strength) == ("pattern", "general", 1.0)
 
 
+async def test_associate_shows_the_notes_of_the_memories_it_returns(tam, service):
+    first = service.store("Deploys run at 10:00 UTC on weekdays", project="ops").id
+    second = service.store("Deploys run at 16:00 UTC on weekdays", project="ops").id
+    relation = service.relations.relate(second, first, "contradicts").relation.id
+    found = await call(tam, "memory_associate", query="deploys weekdays", project="ops")
+    notes = {memory["id"]: memory["notes"] for memory in found["memories"]}
+    assert notes == {first: [f"contradicted by {second} ({relation})"],
+                     second: [f"contradicted by {first} ({relation})"]}
+
+
 async def test_a_bad_save_is_a_readable_error_and_writes_nothing(tam, service):
     before = service.repository.counts()
     assert "type" in await refused(tam, "memory_save", content="x", type="gossip")

@@ -93,7 +93,7 @@ def save_memory(
     with one_unit(service), tool_errors():
         stored = service.store(content, tags=tags, entities=entities, source=source, context=context, meta=meta)
         if strength is not None and strength != 1.0 and not stored.duplicate:  # a weight, not uses
-            service.lifecycle.set_strength(stored.id, strength)
+            service.edits.set_strength(stored.id, strength)
     message = (f"Memory already exists with ID: {stored.id}" if stored.duplicate
                else f"Memory saved with ID: {stored.id}")
     return {"success": True, "memory_id": stored.id, "duplicate": stored.duplicate, "message": message,
@@ -232,7 +232,7 @@ def touch_memory(ctx: Ctx, memory_id: Annotated[str, Field(description="ID of th
     and increases its resistance to being forgotten; optionally boosts its base strength."""
     service = service_of(ctx)
     with tool_errors():
-        report = service.lifecycle.touch([memory_id], boost=boost_strength)
+        report = service.edits.touch([memory_id], boost=boost_strength)
     item = report.items[0]
     old = float(item.reasons[0].split(":")[1]) if item.reasons else None
     return {"success": True, "memory_id": item.id, "old_score": old, "new_score": item.score,
@@ -345,7 +345,7 @@ def consolidate_memories(
             cluster_id, mode, auto_detect=auto_detect, cohesion_threshold=cohesion_threshold)
         strengths = {p.cluster_id: _merged_strength(service, p) for p in result.previews}
         if result.merged_id is not None and result.previews:
-            service.lifecycle.set_strength(result.merged_id, strengths[result.previews[0].cluster_id])
+            service.edits.set_strength(result.merged_id, strengths[result.previews[0].cluster_id])
     previews = [{"cluster_id": p.cluster_id, "cohesion": p.cohesion, "memory_ids": list(p.memory_ids),
                  "merged_content": p.content, "merged_tags": list(p.tags), "merged_entities": list(p.entities),
                  "strength": strengths[p.cluster_id], "use_count": p.use_count, "valid_from": p.valid_from}

@@ -33,13 +33,14 @@ from graphmem.server.dialects import kirograph_watchmen as watchmen
 from graphmem.server.dialects.kirograph_watchmen import WatchmenOut, WatchmenStatusOut
 from graphmem.server.maintenance import lint_out
 from graphmem.server.models.lifecycle import LifecycleOut
-from graphmem.server.models.memories import CaptureOut
-from graphmem.server.models.relations import PendingOut, RelationOutcomeOut, TopicKeyOut
+from graphmem.server.models.memories import CaptureOut, TopicKeyOut
+from graphmem.server.models.relations import PendingOut, RelationOutcomeOut
 from graphmem.server.models.sessions import SessionOut
 from graphmem.server.recall import search_out
 from graphmem.server.relations import scan_out
 from graphmem.service import MemoryService
 from graphmem.service.memories.results import StoreResult
+from graphmem.service.recall.results import SearchResult
 
 __all__ = ["TOOLS"]
 
@@ -120,10 +121,10 @@ def kirograph_mem_search(
     project = _project(projectPath)
     with tool_errors():
         if sessionId:  # before the cut: graphmem's search has no session filter, so its ranking is paged
-            result = scope.search_in_session(service, query, project, kind, limit, asOf, sessionId)
+            result: SearchResult = scope.search_in_session(service, query, project, kind, limit, asOf, sessionId)
         else:
-            result = service.search(query, project=project, kind=kind, limit=limit, as_of=asOf)
-        out = search_out(service, result, "compact")
+            result = service.search(query, project=project, kind=kind, limit=limit, as_of=asOf, notes=True)
+        out = search_out(result, "compact")
     return reply(out)
 
 
@@ -238,7 +239,7 @@ def kirograph_mem_suggest_topic_key(
 ) -> Annotated[CallToolResult, TopicKeyOut]:
     """Suggest a stable, deterministic topic_key (kind/slug) for an observation."""
     with tool_errors():
-        key = service_of(ctx).relations.suggest_topic_key(kind, title)
+        key = service_of(ctx).suggest_topic_key(kind, title)
     return reply(TopicKeyOut(topic_key=key), key)
 
 

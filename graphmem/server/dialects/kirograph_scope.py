@@ -17,9 +17,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from graphmem.core.timespan import parse_duration_hours
 from graphmem.server.common import tool_errors
 from graphmem.server.dialects.unit import one_unit
+from graphmem.server.recall import noted
 from graphmem.service import MemoryService
 from graphmem.service.memories.reports import LifecycleItem, LifecycleReport
-from graphmem.service.recall.results import SearchResult
+from graphmem.service.recall.results import NotedSearchResult
 from graphmem.service.relations.results import PendingPage
 from graphmem.store.convert import from_ms
 
@@ -30,22 +31,27 @@ _LIVE = ("active", "promoted", "archived", "forgotten")
 
 
 def search_in_session(service: MemoryService, query: str, project: str | None, kind: str | None, limit: int,
-                      as_of: Any, session_id: str) -> SearchResult:
-    """The best ``limit`` hits of one session: the whole ranking is paged through, a page at a time, so
-    a session's memories are found however many other memories rank above them."""
+                      as_of: Any, session_id: str) -> NotedSearchResult:
+    """The best ``limit`` hits of one session, with their notes: the whole ranking is paged through, a page
+    at a time, so a session's memories are found however many other memories rank above them."""
     page = service.settings.limits.max_results
     kept: list[Any] = []
+    notes: dict[str, tuple[str, ...]] = {}
     offset = 0
     with tool_errors():
         while True:
-            result = service.search(query, project=project, kind=kind, limit=page, offset=offset, as_of=as_of,
-                                    min_relevance=0.0)  # the session filter reads the whole ranking
+            result = noted(service.search(query, project=project, kind=kind, limit=page, offset=offset,
+                                          as_of=as_of, min_relevance=0.0, notes=True), NotedSearchResult)
             found = service.repository.memories_by_id([hit.id for hit in result.hits])
             kept += [hit for hit in result.hits if hit.id in found and found[hit.id].session_id == session_id]
+            notes.update(result.notes)
             offset += page
-            if len(kept) >= limit or len(result.hits) < page:  # total_candidates counts only up to the page
+            # the session filter reads the whole ranking; total_candidates counts only up to the page
+            if len(kept) >= limit or len(result.hits) < page:
                 break
-    return dataclasses.replace(result, hits=tuple(kept[:limit]), offset=0, limit=limit)
+    hits = tuple(kept[:limit])
+    return dataclasses.replace(result, hits=hits, offset=0, limit=limit,
+                               notes={hit.id: notes[hit.id] for hit in hits if hit.id in notes})
 
 
 def project_counts(service: MemoryService, project: str | None) -> dict[str, Any]:
@@ -93,7 +99,7 @@ def prune(service: MemoryService, older_than: str, project: str | None, dry_run:
     if not dry_run:
         with one_unit(service), tool_errors():
             for row in chosen:
-                service.lifecycle.forget(row.id, reason=f"pruned: {since} more than {older_than} ago")
+                service.edits.forget(row.id, reason=f"pruned: {since} more than {older_than} ago")
     items = tuple(LifecycleItem(id=r.id, kind=r.kind, project=r.project, status=r.status if dry_run else "forgotten",
                                 created_at=from_ms(r.created_at).isoformat(),
                                 last_used_at=from_ms(r.last_used_at).isoformat()) for r in chosen)

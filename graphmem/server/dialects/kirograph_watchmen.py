@@ -55,7 +55,7 @@ def _skills(service: MemoryService, project: str | None) -> list[Skill]:
 
 
 def _path(service: MemoryService, skill: Skill) -> str:
-    slug = service.relations.suggest_topic_key("pattern", skill.name).split("/", 1)[-1] or skill.id
+    slug = service.suggest_topic_key("pattern", skill.name).split("/", 1)[-1] or skill.id
     return f"{SKILL_FOLDER}/{slug}.md"
 
 

@@ -172,7 +172,7 @@ def _forget(service: MemoryService, memory_id: str | None, superseded_by: str | 
         raise ToolError("forget needs memory_id")
     current, passed = _current(service, memory_id)
     with tool_errors():
-        service.lifecycle.forget(current.id, superseded_by=superseded_by)
+        service.edits.forget(current.id, superseded_by=superseded_by)
     version = f" (its current version {current.id})" if passed else ""
     return f"Memory {memory_id}{version} forgotten." + (f" Superseded by {superseded_by}." if superseded_by else "")
 
@@ -182,7 +182,7 @@ def _correct(service: MemoryService, memory_id: str | None, correction: str | No
         raise ToolError("correct needs memory_id and correction")
     current, _ = _current(service, memory_id)
     with tool_errors():
-        report = service.lifecycle.correct(current.id, correction)
+        report = service.edits.correct(current.id, correction)
     return (f"Memory {memory_id} corrected. Previous version preserved in lineage (current version: "
             f"{report.created_id}; recall, forget and correct by {memory_id} reach it).")
 

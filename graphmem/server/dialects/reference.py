@@ -210,7 +210,7 @@ class EntityGraph:
             report = self.service.exports.import_memory_file(records)
             for memory in self.service.repository.memories_by_id(report.ids).values():
                 if memory.status in {"forgotten", "archived"}:
-                    self.service.lifecycle.restore(memory.id)
+                    self.service.edits.restore(memory.id)
 
     def relate(self, by_pair: dict[tuple[str, str], list[Triple]]) -> None:
         """One ``related`` row per pair of memories, carrying the pair's earlier triples and the new ones."""
@@ -226,7 +226,7 @@ class EntityGraph:
     def forget(self, memories: Iterable[Memory], reason: str) -> None:
         with tool_errors():
             for memory in memories:
-                self.service.lifecycle.forget(memory.id, reason=reason)
+                self.service.edits.forget(memory.id, reason=reason)
 
     def drop_triples(self, doomed: set[Triple] | None = None, entities: set[str] | None = None) -> None:
         """Remove reference relations: a row left with none is ignored, else its list is rewritten."""

@@ -49,8 +49,8 @@ def memory_associate(
     all needed concepts."""
     service = service_of(ctx)
     with tool_errors():
-        result = service.associate(query, mode, project, max_results, min_coverage)
-    out = associate_out(service, result, "compact").model_dump(mode="json", exclude={"mode"})
+        result = service.associate(query, mode, project, max_results, min_coverage, notes=True)
+    out = associate_out(result, "compact").model_dump(mode="json", exclude={"mode"})
     for memory in out["memories"]:
         memory.setdefault("project", None)
     if result.composition is not None:  # the seed's composition lists its sources in full
@@ -87,7 +87,7 @@ def memory_save(
         stored = service.store(content, _KINDS[type], project, tags=[*(tags or []), type], context=context,
                                meta=meta, source="total-agent-memory")
         if importance in _STRENGTH and not stored.duplicate:
-            service.lifecycle.set_strength(stored.id, _STRENGTH[importance])
+            service.edits.set_strength(stored.id, _STRENGTH[importance])
     out: dict[str, Any] = {"saved": True, "id": stored.id, "deduplicated": stored.duplicate}
     if stored.redacted:
         out["privacy_redacted"] = True

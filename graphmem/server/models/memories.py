@@ -9,7 +9,8 @@ from pydantic import Field, field_serializer
 
 from graphmem.server.models.base import Out, optional
 
-__all__ = ["CaptureOut", "ChangeOut", "HistoryOut", "MemoryBriefOut", "MemoryOut", "OpenOut", "RelationOut", "StoreOut"]
+__all__ = ["CaptureOut", "ChangeOut", "HistoryOut", "MemoryBriefOut", "MemoryOut", "OpenOut", "RelationOut", "StoreOut",
+           "TopicKeyOut"]
 
 
 class StoreOut(Out):
@@ -159,3 +160,7 @@ class ChangeOut(Out):
         return cls(id=ids[0] if ids else "", action=report.action, message=report.message,
                    created_id=report.created_id, status=getattr(first, "status", None),
                    ids=ids if len(ids) > 1 else [])
+
+
+class TopicKeyOut(Out):
+    topic_key: str

@@ -7,7 +7,7 @@ from pydantic import Field
 from graphmem.server.models.base import Out, optional
 from graphmem.server.models.memories import MemoryBriefOut, RelationOut
 
-__all__ = ["ConflictPairOut", "PendingOut", "RelationOutcomeOut", "ScanOut", "TopicKeyOut"]
+__all__ = ["ConflictPairOut", "PendingOut", "RelationOutcomeOut", "ScanOut"]
 
 
 class RelationOutcomeOut(Out):
@@ -57,7 +57,3 @@ class ScanOut(Out):
     scanned: int
     pairs_compared: int
     settled_pairs_skipped: int
-
-
-class TopicKeyOut(Out):
-    topic_key: str

@@ -23,6 +23,7 @@ from graphmem.ids import new_id
 from graphmem.service.clock import Clock
 from graphmem.service.learning.clusters import neighbours_of
 from graphmem.service.learning.results import PatternNotice, Skill, SkillList, SkillVersion
+from graphmem.service.memories.drafts import validate_observation
 from graphmem.service.memories.writes import MemoryWrites
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_choice, check_count, check_text
@@ -50,7 +51,8 @@ class SkillService:
     def learn(self, observation: str, project: str | None = None, **fields: Any) -> tuple[Any, PatternNotice]:
         """Store an observation (Kyew's ``learn``) and report its pattern: related memories, and a draft
         skill once there are :data:`SKILL_THRESHOLD` of them."""
-        stored = self.writes.store(content=observation, project=project, **fields)
+        stored = self.writes.store(validate_observation(self.uow.settings.limits, content=observation,
+                                                        project=project, **fields))
         related = self.related(stored.id, project)
         missing = SKILL_THRESHOLD - len(related)
         if missing > 0:

@@ -1,22 +1,25 @@
-"""Turning validated observations into drafts the repository can insert."""
+"""Validating observations at the boundary, and parsing them into the drafts the store inserts.
+
+The observation (:class:`graphmem.core.values.Observation`) is the typed value that goes down; the draft adds
+what this step settles (id, times, the dedupe hash, the parsed concepts) and the store builds the row.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.core.redaction import mask_placeholders
 from graphmem.core.time import to_ms
-from graphmem.core.values import OUTCOMES
+from graphmem.core.values import OUTCOMES, Observation
 from graphmem.errors import InvalidInput
 from graphmem.ids import new_id
 from graphmem.service.scrub import Scrubber
 from graphmem.service.validation import check_choice, check_kind, check_text, normalize_content, parse_instant
 from graphmem.settings import LimitSettings
-from graphmem.store.repository import MemoryDraft
+from graphmem.store.drafts import MemoryDraft
 from nlp import ConceptExtractor, ParsedObservation, normalize_key
 
 __all__ = ["MAX_TASK_TYPE_CHARS", "MAX_TOOLS", "MAX_TOOL_CHARS", "Observation", "build_drafts",
@@ -31,31 +34,6 @@ MAX_TOOL_CHARS = 100
 # sentence: all pairs of a 40-concept passage would add 780 edges of mostly noise, and generating
 # them dominated bulk-import time (16 s of 28 s for 2,500 observations when profiled).
 _COOCCURRENCE_TOP = 6
-
-
-@dataclass(frozen=True, slots=True)
-class Observation:
-    """One validated observation, ready to parse."""
-
-    content: str
-    kind: str = "note"
-    project: str | None = None
-    topic_key: str | None = None
-    tags: tuple[str, ...] = ()
-    entities: tuple[str, ...] = ()
-    source: str | None = None
-    context: str | None = None
-    meta: Mapping[str, Any] = field(default_factory=dict)
-    session_id: str | None = None
-    review_after: datetime | None = None
-    valid_from: datetime | None = None
-    created_at: datetime | None = None
-    id: str | None = None
-    parent_id: str | None = None
-    outcome: str | None = None
-    task_type: str | None = None
-    tools_used: tuple[str, ...] = ()
-    redacted: Mapping[str, int] = field(default_factory=dict)  # secret kind → count replaced
 
 
 def validate_observation(limits: LimitSettings, *, content: Any, kind: str = "note", project: Any = None,
@@ -107,27 +85,16 @@ def build_drafts(extractor: ConceptExtractor, observations: Sequence[Observation
 
 def _draft(obs: Observation, doc: ParsedObservation, now: datetime) -> MemoryDraft:
     created = obs.created_at or now
-    valid_from = obs.valid_from or created
     mentions = {m.key: (m.key, m.kind, m.weight, m.count) for m in doc.mentions if m.key}
     for entity in obs.entities:
         key = normalize_key(mask_placeholders(entity))
         if key:
             mentions.setdefault(key, (key, "entity", 1.0, 1))
-    pairs = _salient_pairs(doc)
-    row = {
-        "id": obs.id or new_id("mem", at_ms=to_ms(created) if obs.created_at else None),
-        "content": obs.content,
-        "content_hash": hashlib.sha256(normalize_content(obs.content).encode()).hexdigest(),
-        "kind": obs.kind, "project": obs.project, "project_key": obs.project or "",
-        "topic_key": obs.topic_key, "tags": list(obs.tags), "entities": list(obs.entities),
-        "source": obs.source, "context": obs.context, "meta": dict(obs.meta), "session_id": obs.session_id,
-        "created_at": to_ms(created), "last_used_at": to_ms(created), "use_count": 0, "strength": 1.0,
-        "status": "active", "valid_from": to_ms(valid_from), "valid_to": None, "superseded_by": None,
-        "review_after": to_ms(obs.review_after) if obs.review_after else None, "parent_id": obs.parent_id,
-        "outcome": obs.outcome, "task_type": obs.task_type, "tools_used": list(obs.tools_used),
-        "concept_count": len(mentions),
-    }
-    return MemoryDraft(row=row, mentions=tuple(mentions.values()), cooccurrences=pairs)
+    return MemoryDraft(
+        observation=obs, id=obs.id or new_id("mem", at_ms=to_ms(created) if obs.created_at else None),
+        created_at=created, valid_from=obs.valid_from or created,
+        content_hash=hashlib.sha256(normalize_content(obs.content).encode()).hexdigest(),
+        mentions=tuple(mentions.values()), cooccurrences=_salient_pairs(doc))
 
 
 def _salient_pairs(doc: ParsedObservation) -> tuple[tuple[str, str, int], ...]:

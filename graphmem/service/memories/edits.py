@@ -14,7 +14,7 @@ from typing import Any
 
 from graphmem.core.decay import DecayParams
 from graphmem.core.time import to_ms
-from graphmem.core.values import Memory
+from graphmem.core.values import Memory, Observation
 from graphmem.core.wording import counted
 from graphmem.errors import ConflictError, InvalidInput
 from graphmem.ids import new_id
@@ -122,19 +122,18 @@ class MemoryEdits:
         not lost."""
         original = one_memory(self.uow.repository, memory_id)
         reason = scrub_text("reason", reason, 1_000)
-        observation = validate_observation(
-            self.settings.limits, content=content, kind=kind or original.kind, project=original.project,
-            topic_key=original.topic_key, tags=original.tags if tags is None else tags,
-            entities=original.entities, source=original.source, context=original.context, meta=original.meta,
-            parent_id=original.id, outcome=original.outcome, task_type=original.task_type,
-            tools_used=original.tools_used)
+        # Only the new content, kind and tags need checking: the rest was checked when the original was stored.
+        change = validate_observation(self.settings.limits, content=content, kind=kind or original.kind,
+                                      tags=original.tags if tags is None else tags)
+        observation = replace(Observation.revising(original), content=change.content, kind=change.kind,
+                              tags=change.tags, redacted=change.redacted)
         draft = build_drafts(self.uow.extractor, [observation])[0]
         now = self.clock.now_ms()
         relation = {"id": new_id("rel"), "type": "supersedes", "confidence": 1.0, "status": "judged",
                     "reason": reason or "correction", "meta": {"via": "correct"}, "created_at": now,
                     "judged_at": now}
         with self.uow.write() as write:
-            attach_sessions(write.session, [draft], self.settings.lifecycle, now)
+            (draft,) = attach_sessions(write.session, [draft], self.settings.lifecycle, now)
             batch, edge, closed = lifecycle_store.insert_correction(write.session, draft, original.id, relation, now)
             write.inserted(batch)
             write.changed(RELATIONS, [edge.id])

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from graphmem.service.memories.drafts import Observation, build_drafts
-from graphmem.store.repository import MemoryDraft
+from graphmem.store.drafts import MemoryDraft
 from nlp import ConceptExtractor
 
 __all__ = ["PARALLEL_THRESHOLD", "drafted_batches"]

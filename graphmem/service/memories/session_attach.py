@@ -12,29 +12,29 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from graphmem.core.time import to_ms
 from graphmem.ids import new_id
 from graphmem.settings import LifecycleSettings
 from graphmem.store import session_store
-from graphmem.store.repository import MemoryDraft
+from graphmem.store.drafts import MemoryDraft
 from graphmem.store.session_store import SessionRecord
 
 __all__ = ["adopt_sessions", "attach_sessions", "live_or_new"]
 
 
 def attach_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: LifecycleSettings,
-                    now_ms: int) -> None:
-    """Give every draft without a session the live session of its project (opening one if needed)."""
+                    now_ms: int) -> list[MemoryDraft]:
+    """The drafts, each without a session given the live session of its project (opening one if needed)."""
     if not settings.auto_sessions:
-        return
+        return list(drafts)
     by_project: dict[str | None, str] = {}
+    attached = []
     for draft in drafts:
-        if draft.row["session_id"]:
-            continue
-        project = draft.row["project"]
-        if project not in by_project:
-            record, _ = live_or_new(session, settings, project, None, now_ms, any_client=True)
-            by_project[project] = record.id
-        draft.row["session_id"] = by_project[project]
+        if not draft.session_id and draft.project not in by_project:
+            record, _ = live_or_new(session, settings, draft.project, None, now_ms, any_client=True)
+            by_project[draft.project] = record.id
+        attached.append(draft if draft.session_id else draft.in_session(by_project[draft.project]))
+    return attached
 
 
 def adopt_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: LifecycleSettings) -> None:
@@ -47,11 +47,12 @@ def adopt_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: Lifecy
     """
     named: dict[str, list[MemoryDraft]] = {}
     for draft in drafts:
-        named.setdefault(draft.row["session_id"], []).append(draft)
+        if draft.session_id:
+            named.setdefault(draft.session_id, []).append(draft)
     for session_id, members in named.items():
-        times = [draft.row["created_at"] for draft in members]
+        times = [to_ms(draft.created_at) for draft in members]
         if not session_store.extend_session(session, session_id, min(times), max(times)):
-            project = Counter(draft.row["project"] for draft in members).most_common(1)[0][0]
+            project = Counter(draft.project for draft in members).most_common(1)[0][0]
             session_store.create_session(session, SessionRecord(
                 session_id, project, None, min(times), max(times), None, settings.session_timeout_s))
 

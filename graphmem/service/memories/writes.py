@@ -1,5 +1,8 @@
 """Storing observations: one, or a bulk import in batches, each batch one write of the unit of work.
 
+Callers hand down validated, typed observations (:func:`~graphmem.service.memories.drafts.validate_observation`);
+the drafts carry them to the store, which builds the rows (``graphmem.store.drafts``).
+
 A store is parsed before the write lock is taken (parsing is the slow part and touches no rows).
 Inside the one transaction: the live session is attached, the rows are inserted (a duplicate
 returns the existing id), and a topic key the project already uses is taken over by the newer
@@ -20,7 +23,8 @@ from graphmem.service.memories.results import StoreResult
 from graphmem.service.memories.session_attach import adopt_sessions, attach_sessions
 from graphmem.service.memories.topic_upsert import upsert_topic_keys
 from graphmem.service.unit_of_work import UnitOfWork
-from graphmem.store.repository import MemoryDraft, StoredBatch, insert_memories
+from graphmem.store.drafts import MemoryDraft
+from graphmem.store.repository import StoredBatch, insert_memories
 
 __all__ = ["MemoryWrites", "Progress"]
 
@@ -39,9 +43,8 @@ class MemoryWrites:
         self.uow = uow
         self.clock = clock
 
-    def store(self, **fields: Any) -> StoreResult:
-        """Validate, parse and store one observation (see :meth:`MemoryService.store`)."""
-        observation = validate_observation(self.uow.settings.limits, **fields)
+    def store(self, observation: Observation) -> StoreResult:
+        """Parse and store one validated observation (see :meth:`MemoryService.store`)."""
         return self.insert([observation])[0]
 
     def store_many(self, records: Iterable[Mapping[str, Any]], *, batch_size: int = IMPORT_BATCH,
@@ -64,8 +67,8 @@ class MemoryWrites:
         drafts = drafts if drafts is not None else build_drafts(self.uow.extractor, observations)
         with self.uow.write() as write:
             now_ms = self.clock.now_ms()
-            named = [draft.row["session_id"] is not None for draft in drafts]
-            attach_sessions(write.session, drafts, self.uow.settings.lifecycle, now_ms)
+            named = [draft.session_id is not None for draft in drafts]
+            drafts = attach_sessions(write.session, drafts, self.uow.settings.lifecycle, now_ms)
             batch = insert_memories(write.session, drafts)
             adopt_sessions(write.session, [draft for draft, given, (_, duplicate) in
                                            zip(drafts, named, batch.outcomes, strict=True)

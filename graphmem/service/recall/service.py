@@ -5,7 +5,7 @@ One owner per read: the query and its filters are checked here, the :class:`Reca
 into a search page and marks each hit (:mod:`~graphmem.service.recall.review_blend`), composition
 picks the fewest covering sources (:mod:`~graphmem.service.recall.compose`), skills the query names are
 added (:mod:`~graphmem.service.recall.skills`), and, for callers that show them (``notes=True``: the
-MCP tools), every memory shown carries its notes (:mod:`~graphmem.service.recall.notes`), read in the
+MCP tools and the dialects), every memory shown carries its notes (:mod:`~graphmem.service.recall.notes`), read in the
 same call.
 
 A read never writes: reinforcing what recall returned (``decay.reinforce_on_recall``) is a separate
@@ -82,7 +82,7 @@ class RecallService:
         matched = self.skills.match(query, project, detail=skill_detail) if skills_wanted else ()
         if not memories_wanted:
             empty = SearchResult(query=query, hits=(), total_candidates=0, offset=offset, limit=limit, skills=matched)
-            return self.with_notes(empty) if notes else empty
+            return self._noted(empty) if notes else empty
         self.uow.fresh()
         now = self.clock.now_ms()
         fused, activation = self.engine.fused_ranking(query, view, now, offset + limit)
@@ -92,7 +92,7 @@ class RecallService:
         hits = tuple(hit for hit in hits if hit.relevance >= self._cut(min_relevance))
         result = SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
                               unmatched_concepts=activation.unmatched, skills=matched)
-        return self.with_notes(result) if notes else result
+        return self._noted(result) if notes else result
 
     def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
                   min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
@@ -116,7 +116,7 @@ class RecallService:
         else:
             self.uow.fresh()
             result = self._associated(query, mode, view, max_results, min_coverage, matched, min_relevance)
-        return self.with_notes(result) if notes else result
+        return self._noted(result) if notes else result
 
     def _cut(self, min_relevance: float) -> float:
         """The threshold applied. Relevance is calibrated with the semantic cosine as evidence; without the
@@ -128,14 +128,12 @@ class RecallService:
         return min_relevance
 
     @overload
-    def with_notes(self, result: SearchResult) -> NotedSearchResult: ...
+    def _noted(self, result: SearchResult) -> NotedSearchResult: ...
     @overload
-    def with_notes(self, result: AssociateResult) -> NotedAssociateResult: ...
+    def _noted(self, result: AssociateResult) -> NotedAssociateResult: ...
 
-    def with_notes(self, result: SearchResult | AssociateResult) -> NotedSearchResult | NotedAssociateResult:
-        """``result`` with the notes of every memory it shows (unchanged when it already has them)."""
-        if isinstance(result, NotedSearchResult | NotedAssociateResult):
-            return result
+    def _noted(self, result: SearchResult | AssociateResult) -> NotedSearchResult | NotedAssociateResult:
+        """``result`` with the notes of every memory it shows: one read, in the call that ranked them."""
         if isinstance(result, SearchResult):
             return NotedSearchResult(**_fields(result), notes=self._notes([hit.id for hit in result.hits]))
         return NotedAssociateResult(**_fields(result), notes=self._notes(_shown(result.memories,

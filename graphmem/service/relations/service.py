@@ -27,7 +27,6 @@ from graphmem.ids import new_id
 from graphmem.service.memories.reads import resolve
 from graphmem.service.memories.relation_effects import RelationEffects, record_effects
 from graphmem.service.memories.results import brief
-from graphmem.service.memories.topic_keys import suggest_key
 from graphmem.service.relations.results import PendingItem, PendingPage, RelationOutcome
 from graphmem.service.scrub import scrub_meta, scrub_text
 from graphmem.service.unit_of_work import UnitOfWork
@@ -156,11 +155,6 @@ class RelationService:
         record_effects(session, existing, relation, now, effects)
         return self._outcome(session, relation, "ignored",
                              f"ignored {existing.type} {existing.id} (was {existing.status})", effects)
-
-    # -- topic keys ---------------------------------------------------------------------------
-    def suggest_topic_key(self, kind: str, title: str) -> str:
-        """:func:`graphmem.service.memories.topic_keys.suggest_key`, for callers that reach it here."""
-        return suggest_key(kind, title)
 
     # -- helpers ------------------------------------------------------------------------------
     def _locked(self, body: Callable[[Any, RelationEffects], RelationOutcome]) -> RelationOutcome:

@@ -43,4 +43,20 @@ def test_composition_notes_cover_the_sources_it_shows(service):
     result = service.associate("webhook idempotency", mode="composition", include_superseded=True, notes=True)
     assert isinstance(result, NotedAssociateResult) and result.composition is not None
     assert set(result.notes) <= {source.id for source in result.composition.sources}
-    assert service.recall_service.with_notes(result) is result  # already noted: no second read
+
+
+def test_notes_are_read_once_in_the_call_that_ranked_the_hits(service, monkeypatch):
+    """The tools and the dialects ask ``notes=True``: one notes read per search, none when not asked."""
+    from graphmem.service.recall import service as recall_service
+
+    original = service.store(WEBHOOK).id
+    service.edits.correct(original, WEBHOOK + " (and a retry budget)")
+    reads: list[list[str]] = []
+    real = recall_service.recall_notes
+    monkeypatch.setattr(recall_service, "recall_notes", lambda repository, ids: reads.append(list(ids))
+                        or real(repository, ids))
+    noted = service.search("webhook idempotency", include_superseded=True, notes=True)
+    assert reads == [[hit.id for hit in noted.hits]] and original in noted.notes
+    service.search("webhook idempotency", include_superseded=True)
+    service.associate("webhook idempotency")
+    assert len(reads) == 1

@@ -1,4 +1,5 @@
-"""``graphmem redact``: an older store's secrets leave its rows, concepts, index, file and exports."""
+"""The maintenance commands: ``graphmem lint`` finds and fixes what is safe; ``graphmem redact``: an older
+store's secrets leave its rows, concepts, index, file and exports."""
 
 from __future__ import annotations
 
@@ -93,3 +94,20 @@ def test_a_concept_that_is_itself_a_secret_shape_is_dropped(new_store, extractor
     service.export_jsonl(export)
     service.close()
     assert token.casefold() not in export.getvalue().casefold()
+
+
+def test_lint_reports_a_broken_store_and_fix_repairs_it(new_store, extractor, capsys):
+    path = new_store("lint.db")
+    service = MemoryService(Settings.load(db=path, environ={}), extractor=extractor)
+    service.store("Deploys run at 10:00 UTC on weekdays")
+    with service.engine.begin() as connection:  # a concept nothing mentions, written past the service
+        connection.exec_driver_sql("INSERT INTO concept (key, kind, df, aliases) VALUES ('lonely', 'term', 0, '[]')")
+    service.close()
+    assert main(["--db", path, "--json", "lint"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert not found["ok"] and found["fixed"] == 0
+    assert any(finding["subject"] == "lonely" and finding["fixable"] for finding in found["findings"])
+    assert main(["--db", path, "--json", "lint", "--fix"]) == 0
+    assert json.loads(capsys.readouterr().out)["fixed"] >= 1
+    assert main(["--db", path, "lint"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "ok"

@@ -1,15 +1,27 @@
-"""``graphmem redact``: find the secrets an existing store still holds, and rewrite them with --apply.
-
-A dry run unless ``--apply`` is given, like gc, prune and promote (cli/lifecycle.py).
+"""The maintenance commands: lint (the store's health, ``--fix`` repairs what is safe) and redact (the secrets
+an existing store still holds, rewritten with ``--apply``; a dry run otherwise, like gc, prune and promote).
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from graphmem.cli.app import Commands, emit, open_service
 
 __all__ = ["COMMANDS", "add_arguments"]
+
+
+def cmd_lint(args: argparse.Namespace) -> None:
+    """Check the store's health; --fix repairs what is safe."""
+    report = open_service(args).lint.run(fix=args.fix)
+    emit(args, report, lambda r: "\n".join(
+        [f"{_state(f)}  {f.check}  {f.subject}: {f.detail}" for f in r.findings]
+        + ["ok" if r.ok else f"{len(r.findings)} findings, {r.fixed} fixed"]))
+
+
+def _state(finding: Any) -> str:
+    return "fixed" if finding.fixed else ("fixable" if finding.fixable else "report")
 
 
 def cmd_redact(args: argparse.Namespace) -> None:
@@ -30,11 +42,13 @@ def _plain(report: object) -> dict[str, object]:
 
 
 COMMANDS: Commands = {
+    "lint": (cmd_lint, "graphmem lint --fix"),
     "redact": (cmd_redact, "graphmem redact; graphmem redact --apply"),
 }
 
 
 def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
-    """The arguments of ``redact``."""
+    """The arguments of lint and redact."""
+    parsers["lint"].add_argument("--fix", action="store_true", help="repair what is safe to repair")
     parsers["redact"].add_argument("--apply", action="store_true",
                                    help="rewrite the stored secrets (default: report what would change)")
