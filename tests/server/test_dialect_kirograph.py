@@ -117,7 +117,7 @@ async def test_prune_removes_observations_created_before_the_duration_of_every_k
          "created_at": _aged(120)},
         {"content": "A note about the old staging box", "project": "shop", "created_at": _aged(100)}])
     fresh = await _store(kiro, "The orders service now emits order.created events", kind="decision")
-    service.lifecycle.touch([old[0].id])  # used today: KiroGraph still prunes it (created 180 days ago)
+    service.edits.touch([old[0].id])  # used today: KiroGraph still prunes it (created 180 days ago)
     preview = await call(kiro, "kirograph_mem_prune", olderThan="90d", dryRun=True, projectPath="/work/shop")
     assert {i["id"] for i in preview["items"]} == {r.id for r in old}
     kept = await call(kiro, "kirograph_mem_prune", olderThan="90d", dryRun=True, projectPath="/work/shop",

@@ -40,11 +40,11 @@ def counts(service: MemoryService) -> dict:
 # -- reinforcement -----------------------------------------------------------------------------------
 def test_touch_raises_use_count_and_last_used_and_the_boost_is_capped(service):
     memory = old(service, WEBHOOK, days=3)
-    report = service.lifecycle.touch([memory])
+    report = service.edits.touch([memory])
     item = report.items[0]
     assert item.use_count == 1 and item.strength == 1.0 and item.score > float(item.reasons[0].split(": ")[1])
     for _ in range(15):
-        report = service.lifecycle.touch([memory], boost=True)
+        report = service.edits.touch([memory], boost=True)
     assert report.items[0].strength == 2.0 and report.items[0].use_count == 16
     assert service.open([memory]).memories[0].use_count == 16
 
@@ -52,7 +52,7 @@ def test_touch_raises_use_count_and_last_used_and_the_boost_is_capped(service):
 def test_touch_of_an_unknown_id_changes_nothing(service):
     memory = service.store(WEBHOOK).id
     with pytest.raises(NotFound):
-        service.lifecycle.touch([memory, "mem_missing"])
+        service.edits.touch([memory, "mem_missing"])
     assert service.open([memory]).memories[0].use_count == 0
 
 
@@ -105,7 +105,7 @@ def test_prune_dry_run_then_apply_and_protected_kinds_survive(service):
 
 def test_prune_counts_age_from_the_last_use(service):
     memory = old(service, WEBHOOK, days=100)
-    service.lifecycle.touch([memory])
+    service.edits.touch([memory])
     assert service.lifecycle.prune("90d").items == ()
 
 
@@ -130,7 +130,7 @@ def test_forget_hides_a_memory_from_recall_and_as_of_before_the_forget_shows_it(
     memory = service.store(WEBHOOK).id
     control = service.store("Webhook retries arrive out of order").id
     before = datetime.now(UTC)
-    report = service.lifecycle.forget(memory, reason="obsolete")
+    report = service.edits.forget(memory, reason="obsolete")
     assert report.items[0].status == "forgotten" and report.items[0].valid_to is not None
     assert [h.id for h in service.search("webhook retries").hits] == [control]
     assert [m.id for m in service.associate("webhook retries").memories] == [control]
@@ -142,19 +142,19 @@ def test_forget_hides_a_memory_from_recall_and_as_of_before_the_forget_shows_it(
 def test_forget_with_a_successor_links_them_and_restore_brings_the_memory_back(service):
     memory = service.store(WEBHOOK).id
     successor = service.store(ORDERS).id
-    service.lifecycle.forget(memory, superseded_by=successor)
+    service.edits.forget(memory, superseded_by=successor)
     assert service.open([memory]).memories[0].superseded_by == successor
     assert [item.id for item in service.history.of(successor).memories] == [memory, successor]
-    restored = service.lifecycle.restore(memory).items[0]
+    restored = service.edits.restore(memory).items[0]
     assert restored.status == "active" and restored.valid_to is None
     with pytest.raises(ConflictError):
-        service.lifecycle.restore(successor)
+        service.edits.restore(successor)
 
 
 def test_forget_with_an_unknown_successor_changes_nothing(service):
     memory = service.store(WEBHOOK).id
     with pytest.raises(NotFound):
-        service.lifecycle.forget(memory, superseded_by="mem_nope")
+        service.edits.forget(memory, superseded_by="mem_nope")
     assert service.open([memory]).memories[0].status == "active"
 
 
@@ -163,7 +163,7 @@ def test_correct_supersedes_the_original_and_history_shows_both_versions(service
     original = service.store("Sessions use JWT cookies with a 7-day expiry", kind="decision", project="web",
                              topic_key="web/session-storage").id
     before = datetime.now(UTC).isoformat()
-    report = service.lifecycle.correct(original, "Sessions live in Redis with a 30-minute sliding TTL",
+    report = service.edits.correct(original, "Sessions live in Redis with a 30-minute sliding TTL",
                                        reason="JWT cookies could not be revoked")
     new = report.created_id
     assert report.relation_id and new != original
@@ -181,14 +181,14 @@ def test_correct_supersedes_the_original_and_history_shows_both_versions(service
 
 def test_a_superseded_version_cannot_be_corrected_again_and_a_repeat_is_refused(service):
     original = service.store(WEBHOOK).id
-    new = service.lifecycle.correct(original, ORDERS).created_id
+    new = service.edits.correct(original, ORDERS).created_id
     before = counts(service)
     with pytest.raises(ConflictError, match=new):
-        service.lifecycle.correct(original, "Another wording entirely")
+        service.edits.correct(original, "Another wording entirely")
     with pytest.raises(ConflictError, match="repeats"):
-        service.lifecycle.correct(new, ORDERS)
+        service.edits.correct(new, ORDERS)
     with pytest.raises(InvalidInput):
-        service.lifecycle.correct(new, "   ")
+        service.edits.correct(new, "   ")
     assert counts(service) == before
 
 
@@ -227,7 +227,7 @@ def test_mark_reviewed_clears_or_reschedules_with_a_growing_interval(service):
 def used_over_days(service: MemoryService, content: str, uses: int = 5) -> str:
     memory = old(service, content, days=3)
     for _ in range(uses):
-        service.lifecycle.touch([memory])
+        service.edits.touch([memory])
     return memory
 
 
@@ -235,7 +235,7 @@ def test_promotion_criteria_need_repeated_use_over_time_not_recency(service):
     fresh = service.store(ORDERS).id
     burst = service.store("Deploy the billing worker with kubectl rollout").id
     for _ in range(6):
-        service.lifecycle.touch([burst])
+        service.edits.touch([burst])
     earned = used_over_days(service, WEBHOOK)
     auto = service.lifecycle.promote()
     assert auto.dry_run and [item.id for item in auto.items] == [earned] and auto.items[0].eligible
@@ -391,7 +391,7 @@ def test_force_overrides_the_usage_criteria_but_never_promotes_an_outdated_versi
     vault.mkdir()
     service = make(new_store, extractor, lifecycle={"vault_path": str(vault)})
     original = used_over_days(service, WEBHOOK, uses=5)
-    newer = service.lifecycle.correct(original, ORDERS).created_id
+    newer = service.edits.correct(original, ORDERS).created_id
     duplicate = service.store("Kafka consumers commit offsets after each processed batch").id
     kept = service.store("Kafka consumers commit offsets once every batch is processed").id
     service.relations.relate(duplicate, kept, "duplicate_of")
@@ -409,9 +409,9 @@ def test_force_overrides_the_usage_criteria_but_never_promotes_an_outdated_versi
 
 def test_one_history_follows_corrections_relations_and_forgets_with_a_successor(service):
     original = service.store("Sessions use JWT cookies with a 7-day expiry", kind="decision").id
-    corrected = service.lifecycle.correct(original, "Sessions live in Redis with a 30-minute TTL").created_id
+    corrected = service.edits.correct(original, "Sessions live in Redis with a 30-minute TTL").created_id
     successor = service.store("Sessions live in Redis with a sliding 30-minute TTL and revocation").id
-    service.lifecycle.forget(corrected, superseded_by=successor)
+    service.edits.forget(corrected, superseded_by=successor)
     assert not hasattr(service.lifecycle, "history")  # one history of a memory: service.history
     for ref in (original, corrected, successor):
         history = service.history.of(ref)

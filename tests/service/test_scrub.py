@@ -53,8 +53,8 @@ def test_private_blocks_are_stripped_from_every_other_field(service):
     service.relations.relate(first, second, "related", reason=f"r {HIDDEN}", evidence=f"e {HIDDEN}",
                              meta={"why": HIDDEN})
     service.facts.add("web", "uses", f"redis {HIDDEN}", reason=f"because {HIDDEN}")
-    service.lifecycle.correct(first, "Redis stores sessions for 7 days", reason=f"fix {HIDDEN}")
-    service.lifecycle.forget(second, reason=f"gone {HIDDEN}")
+    service.edits.correct(first, "Redis stores sessions for 7 days", reason=f"fix {HIDDEN}")
+    service.edits.forget(second, reason=f"gone {HIDDEN}")
     assert "kumquat" not in _database_text(service)
     memory = service.open([first]).memories[0]
     assert memory.project == "web" and memory.tags == ("cache",) and memory.topic_key == "arch/redis"
@@ -79,7 +79,7 @@ def test_meta_is_bounded_in_size_and_depth_and_refuses_nan(service):
 
 def test_an_overlong_id_is_refused_before_lookup_and_errors_quote_little(service):
     huge = "mem_" + "x" * 1_000_000
-    for call in (lambda: service.open([huge]), lambda: service.lifecycle.forget(huge),
+    for call in (lambda: service.open([huge]), lambda: service.edits.forget(huge),
                  lambda: service.relations.relate(huge, huge, "related"),
                  lambda: service.store("x", kind=huge), lambda: service.store("x", review_after=huge)):
         with pytest.raises((InvalidInput, NotFound)) as caught:

@@ -13,7 +13,7 @@ def test_writes_inside_atomic_commit_together_and_the_projection_follows(service
     before = service.uow.generation
     with service.uow.atomic():
         second = service.store("Refunds need a second approver above 500 euros", project="billing").id
-        service.lifecycle.touch([first])
+        service.edits.touch([first])
     assert service.uow.generation == before + 1  # one generation for the whole unit
     assert {first, second} <= set(service.projection.memory_nodes)
     assert service.repository.memories_by_id([first])[first].use_count == 1
@@ -25,7 +25,7 @@ def test_an_error_inside_atomic_leaves_the_store_unchanged(service):
     counts = service.repository.counts()
     with pytest.raises(InvalidInput), service.uow.atomic():
         service.store("Invoices are numbered per fiscal year", project="billing")
-        service.lifecycle.forget(kept)
+        service.edits.forget(kept)
         service.store("", project="billing")  # refused: the two writes before it roll back
     assert service.repository.counts() == counts
     assert service.repository.memories_by_id([kept])[kept].status == "active"

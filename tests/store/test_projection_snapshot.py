@@ -64,7 +64,7 @@ def test_a_store_opened_from_its_snapshot_and_the_log_answers_like_a_fresh_load(
     writer = _open(db, extractor)  # another process writes after the snapshot was taken
     late = [writer.store(text, project="p").id for text in TEXTS[3:]]
     writer.relations.relate(late[1], ids[0], "supersedes")
-    writer.lifecycle.forget(ids[2])
+    writer.edits.forget(ids[2])
 
     from_snapshot = _open(db, extractor)
     assert 0 < from_snapshot.uow._snapshot_generation < writer.uow.generation  # opened from the snapshot

@@ -1,8 +1,7 @@
 """``LifecycleService``: decay over many memories — gc, prune, review, promotion — and metrics.
 
 The edits of one memory (touch, forget, restore, correct) are memories' own
-(:class:`~graphmem.service.memories.edits.MemoryEdits`, ``service.edits``); this service forwards
-them for the callers that reach them as ``service.lifecycle``. The use case modules (``forgetting``,
+(:class:`~graphmem.service.memories.edits.MemoryEdits`, ``service.edits``). The use case modules (``forgetting``,
 ``review``, ``promotion``) receive a :class:`LifecycleContext` and shared functions, never this
 service. Recall's reinforcement is the explicit step :meth:`LifecycleService.after_recall` the facade
 runs after a read. Nothing is hard-deleted unless the caller asks for ``mode="delete"``.
@@ -36,7 +35,7 @@ class LifecycleService:
         self.params = self.context.params
         self.clock = clock
         self.metrics = metrics
-        self.edits = edits  # touch, forget, restore, correct: memories' own use cases
+        self.edits = edits  # memories' own edits: after_recall reinforces through touch
 
     def now_ms(self) -> int:
         """The lifecycle clock (the service's one :class:`Clock`)."""
@@ -46,29 +45,6 @@ class LifecycleService:
                   exclude_kinds: Sequence[str] = (), used_before_ms: int | None = None) -> list[LifeRow]:
         """The decay columns of the memories in ``statuses`` (see :func:`lifecycle_store.life_rows`)."""
         return life_rows(self.uow, statuses, project, exclude_kinds=exclude_kinds, used_before_ms=used_before_ms)
-
-    # -- edits of one memory, served by memories (``service.edits``) ---------------------------
-    def touch(self, ids: Sequence[str], *, boost: bool = False) -> LifecycleReport:
-        """:meth:`MemoryEdits.touch`: reinforce (use_count + 1, last_used = now; ``boost`` adds strength)."""
-        return self.edits.touch(ids, boost=boost)
-
-    def set_strength(self, memory_id: str, strength: float) -> LifecycleReport:
-        """:meth:`MemoryEdits.set_strength`: a memory's base strength (cortexgraph's ``save_memory``)."""
-        return self.edits.set_strength(memory_id, strength)
-
-    def forget(self, memory_id: str, *, superseded_by: str | None = None,
-               reason: str | None = None) -> LifecycleReport:
-        """:meth:`MemoryEdits.forget`: status ``forgotten``, valid_to = now."""
-        return self.edits.forget(memory_id, superseded_by=superseded_by, reason=reason)
-
-    def restore(self, memory_id: str) -> LifecycleReport:
-        """:meth:`MemoryEdits.restore`: undo a forget or an archive."""
-        return self.edits.restore(memory_id)
-
-    def correct(self, memory_id: str, content: str, *, kind: str | None = None,
-                tags: Sequence[str] | None = None, reason: str | None = None) -> LifecycleReport:
-        """:meth:`MemoryEdits.correct`: a new version that supersedes the original."""
-        return self.edits.correct(memory_id, content, kind=kind, tags=tags, reason=reason)
 
     @measured("lifecycle.gc")
     def gc(self, *, dry_run: bool = True, mode: str = "archive", limit: int = 1000,
