@@ -1,4 +1,8 @@
-"""The keyword leg alone (``graphmem.store.fulltext.rank``) on one store's memories, on SQLite and PostgreSQL.
+"""The keyword leg alone on one store's memories: the projection's keyword index beside ``fulltext.rank``.
+
+``memory_search`` ranks with the keyword index (``graphmem.store.keyword_index``) on every database; this
+times it, built from the same rows, query by query in turns with ``graphmem.store.fulltext.rank`` (FTS5's
+``bm25()``, PostgreSQL's BM25 SQL), and compares its rankings with each database's.
 
 The memories of a store that ``scripts/bench_scale.py --keep DIR`` kept are read from its SQLite file; the
 PostgreSQL side copies their seq, content and project into a private server's ``memory`` table with the
@@ -150,34 +154,64 @@ def common_words(store: Path, queries: list[str], share: float = 0.05, total: in
     return {query: {w for w in query_terms(query) if df[w] > share * total} for query in queries}
 
 
+class IndexRank:
+    """The projection's keyword index over the same rows, behind ``fulltext.rank``'s signature (seqs are the
+    index's nodes; the words kept as ``rank`` keeps them)."""
+
+    def __init__(self, rows: list[tuple[int, str, str]]) -> None:
+        from graphmem.store.keyword_index import KeywordIndex
+
+        self.index = KeywordIndex()
+        began = time.perf_counter()
+        self.index.add([seq for seq, _, _ in rows], [content for _, content, _ in rows])
+        self.index.merge()
+        self.build_seconds = time.perf_counter() - began
+
+    def rank(self, _connection: Any, query: str, limit: int, skip_terms: Any = ()) -> list[tuple[int, float]]:
+        from nlp.query import query_terms
+
+        words = query_terms(query)
+        kept = [word for word in words if word not in skip_terms]
+        return self.index.rank(kept or words, limit)
+
+
 def _bench(name: str, connection: Any, queries: list[str], baseline: ModuleType | None,
-           skip: dict[str, set[str]]) -> list[str]:
+           skip: dict[str, set[str]], index: IndexRank | None = None) -> list[str]:
     from graphmem.store import fulltext
 
     lines = []
     for label, skipped in (("every word", {q: set() for q in queries}), ("common words left out", skip)):
-        modules = [fulltext] if baseline is None else [fulltext, baseline]
+        modules: list[Any] = [fulltext] + ([] if baseline is None else [baseline]) + ([] if index is None else [index])
         timed = _timed([lambda q, m=m, s=skipped: m.rank(connection, q, _LIMIT, skip_terms=s[q]) for m in modules],
                        queries)
-        (p50, p95, current), *before = timed
+        (p50, p95, current), *others = timed
         cell = ""
-        if before:
-            b50, b95, found = before[0]
+        if baseline is not None:
+            b50, b95, found = others.pop(0)
             cell = f"{b50:.2f} / {b95:.2f} (same rankings: {_same(current, found)})"
-        lines.append(f"| {name}, {label} | {p50:.2f} / {p95:.2f} | {cell} |")
+        index_cell = ""
+        if index is not None:
+            i50, i95, found = others.pop(0)
+            index_cell = f"{i50:.2f} / {i95:.2f} (same rankings as {name}: {_same(found, current)})"
+        lines.append(f"| {name}, {label} | {p50:.2f} / {p95:.2f} | {cell} | {index_cell} |")
     return lines
 
 
 def _run_backends(args: argparse.Namespace, rows: list[tuple[int, str, str]], queries: list[str],
                   skip: dict[str, set[str]], baseline: ModuleType | None, whole: bool) -> list[str]:
     lines: list[str] = []
+    index = IndexRank(rows) if args.index else None
+    if index is not None:
+        lines.append(f"| keyword index built from the rows in {index.build_seconds:.1f} s: "
+                     f"{len(index.index.vocabulary):,} terms, {index.index.postings:,} postings, "
+                     f"{index.index.nbytes() / 2**20:.1f} MiB of arrays | | | |")
     if "sqlite" in args.backends:
         with tempfile.TemporaryDirectory() as scratch:
             from sqlalchemy import create_engine
 
             engine = create_engine(f"sqlite:///{args.store}") if whole else _load_sqlite(Path(scratch) / "k.db", rows)
             with engine.connect() as connection:
-                lines += _bench("sqlite", connection, queries, baseline, skip)
+                lines += _bench("sqlite", connection, queries, baseline, skip, index)
             engine.dispose()
     if "postgres" in args.backends:
         from private_postgres import create_database, private_server
@@ -187,7 +221,7 @@ def _run_backends(args: argparse.Namespace, rows: list[tuple[int, str, str]], qu
             with engine.connect() as connection:
                 for jit in (["on", "off"] if args.jit == "both" else [args.jit]):
                     connection.exec_driver_sql(f"SET jit = {jit}")
-                    lines += _bench(f"postgres, jit {jit}", connection, queries, baseline, skip)
+                    lines += _bench(f"postgres, jit {jit}", connection, queries, baseline, skip, index)
             engine.dispose()
     return lines
 
@@ -202,6 +236,8 @@ def main() -> int:
     parser.add_argument("--jit", choices=["on", "off", "both"], default="both",
                         help="PostgreSQL: time with the JIT compiler on, off, or both")
     parser.add_argument("--backends", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"])
+    parser.add_argument("--no-index", dest="index", action="store_false",
+                        help="leave out the projection's keyword index (timed beside each database by default)")
     args = parser.parse_args()
     baseline = _module(args.baseline_tree) if args.baseline_tree else None
     every_row = _rows(args.store)
@@ -210,8 +246,9 @@ def main() -> int:
         queries = _queries(rows, args.queries)
         skip = common_words(args.store, queries, total=len(rows), seqs=rows[-1][0] if rows else 0)
         print(f"\n{len(rows):,} memories, {len(queries)} queries")
-        print("| keyword leg (fulltext.rank, 100 hits) | p50 / p95 (ms) | baseline tree p50 / p95 (ms) |")
-        print("|---|---|---|")
+        print("| keyword leg (fulltext.rank, 100 hits) | p50 / p95 (ms) | baseline tree p50 / p95 (ms) "
+              "| keyword index p50 / p95 (ms) |")
+        print("|---|---|---|---|")
         for line in _run_backends(args, rows, queries, skip, baseline, whole=size >= len(every_row)):
             print(line, flush=True)
     return 0

@@ -246,7 +246,9 @@ class KeywordIndex:
         if self._pending_size > _PENDING_MERGE:
             self.merge()
         elif len(self._pending) > 1:  # one pending chunk to scan per term
-            self._pending = [tuple(np.concatenate(part) for part in zip(*self._pending, strict=True))]  # type: ignore[list-item]
+            chunks = self._pending
+            self._pending = [(np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks]),
+                              np.concatenate([c[2] for c in chunks]))]
         ids = np.fromiter(weights.keys(), dtype=np.int64, count=len(weights))
         multiplicity = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
         n = float(self.documents)
@@ -255,15 +257,10 @@ class KeywordIndex:
         order = np.argsort(df, kind="stable")  # rarest first
         bound = idf[order] * (K1 + 1.0)
         rest = np.concatenate([np.cumsum(bound[::-1])[::-1][1:], [0.0]])  # what the terms after each can add
+        scope = _Scope(allowed, self._length.size)
+        if scope.empty:
+            return []
         average = max(self.tokens / n, 1e-9)
-        allowed_nodes: np.ndarray | None = None  # the filter as a node list, made when a long term needs it
-        allowed_count = 0
-        if allowed is not None:
-            allowed = allowed[: self._length.size] if allowed.size >= self._length.size else np.concatenate(
-                [allowed, np.zeros(self._length.size - allowed.size, dtype=bool)])
-            allowed_count = int(np.count_nonzero(allowed))
-            if allowed_count == 0:
-                return []
 
         def contribution(which: int, tf: np.ndarray, docs: np.ndarray) -> np.ndarray:
             f = tf.astype(np.float64)
@@ -275,41 +272,58 @@ class KeywordIndex:
         pruned = False
         for step, which in enumerate(order.tolist()):
             docs, tf = self._postings(int(ids[which]))
-            if docs.size == 0:
-                continue
-            if not pruned:
-                if allowed is not None:
-                    if allowed_count * _SEARCH_FACTOR < docs.size:
-                        if allowed_nodes is None:
-                            allowed_nodes = np.flatnonzero(allowed)
-                        at = np.minimum(np.searchsorted(docs, allowed_nodes), docs.size - 1)
-                        at = at[docs[at] == allowed_nodes]
-                        docs, tf = docs[at], tf[at]
-                    else:
-                        keep = allowed[docs]
-                        docs, tf = docs[keep], tf[keep]
-                if docs.size == 0:
-                    continue
+            if pruned:  # only the candidates held can still reach the top k: look them up
+                at = np.minimum(np.searchsorted(docs, cand), max(docs.size - 1, 0))
+                hit = docs[at] == cand if docs.size else np.zeros(cand.size, dtype=bool)
+                scores[hit] += contribution(which, tf[at[hit]], cand[hit])
+            else:
+                docs, tf = scope.within(docs, tf)
                 merged, inverse = np.unique(np.concatenate([cand, docs.astype(np.int64)]), return_inverse=True)
                 scores = np.bincount(inverse, weights=np.concatenate([scores, contribution(which, tf, docs)]),
                                      minlength=merged.size)
                 cand = merged
-            else:
-                at = np.minimum(np.searchsorted(docs, cand), docs.size - 1)
-                hit = docs[at] == cand
-                if hit.any():
-                    scores[hit] += contribution(which, tf[at[hit]], cand[hit])
-            remaining = float(rest[step])
-            if cand.size >= limit and (pruned or step + 1 < order.size):
+            if cand.size >= limit and step + 1 < order.size:
                 kth = float(np.partition(scores, cand.size - limit)[cand.size - limit])
-                if kth >= remaining:
+                if kth >= rest[step]:
                     pruned = True  # no memory outside ``cand`` can reach the top k
-                    alive = scores + remaining >= kth
+                    alive = scores + rest[step] >= kth
                     cand, scores = cand[alive], scores[alive]
-        if cand.size == 0:
-            return []
-        if cand.size > limit:
-            top = np.argpartition(-scores, limit - 1)[:limit]
-            cand, scores = cand[top], scores[top]
-        best = np.lexsort((cand, -scores))
-        return list(zip(cand[best].tolist(), scores[best].tolist(), strict=True))
+        return _best(cand, scores, limit)
+
+
+class _Scope:
+    """The filter of one ranking: a node mask, read per posting, or the node list, searched in a long posting
+    list when the filter is much shorter."""
+
+    def __init__(self, allowed: npt.NDArray[np.bool_] | None, size: int) -> None:
+        self.mask = allowed
+        self.count = 0
+        self._nodes: np.ndarray | None = None
+        if allowed is not None:
+            self.mask = allowed[:size] if allowed.size >= size else np.concatenate(
+                [allowed, np.zeros(size - allowed.size, dtype=bool)])
+            self.count = int(np.count_nonzero(self.mask))
+
+    @property
+    def empty(self) -> bool:
+        return self.mask is not None and self.count == 0
+
+    def within(self, docs: np.ndarray, tf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.mask is None or docs.size == 0:
+            return docs, tf
+        if self.count * _SEARCH_FACTOR < docs.size:
+            if self._nodes is None:
+                self._nodes = np.flatnonzero(self.mask)
+            at = np.minimum(np.searchsorted(docs, self._nodes), docs.size - 1)
+            at = at[docs[at] == self._nodes]
+            return docs[at], tf[at]
+        keep = self.mask[docs]
+        return docs[keep], tf[keep]
+
+
+def _best(cand: np.ndarray, scores: np.ndarray, limit: int) -> list[tuple[int, float]]:
+    if cand.size > limit:
+        top = np.argpartition(-scores, limit - 1)[:limit]
+        cand, scores = cand[top], scores[top]
+    best = np.lexsort((cand, -scores))
+    return list(zip(cand[best].tolist(), scores[best].tolist(), strict=True))
