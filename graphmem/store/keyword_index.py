@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
-import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no stubs
+import Stemmer
 
 from nlp.normalize import fold_accents
 
@@ -262,13 +262,14 @@ class KeywordIndex:
             return []
         average = max(self.tokens / n, 1e-9)
 
-        def contribution(which: int, tf: np.ndarray, docs: np.ndarray) -> np.ndarray:
+        def contribution(which: int, tf: np.ndarray, docs: np.ndarray) -> npt.NDArray[np.float64]:
             f = tf.astype(np.float64)
             dl = self._length[docs].astype(np.float64)
-            return idf[which] * f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * dl / average))
+            part: npt.NDArray[np.float64] = idf[which] * f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * dl / average))
+            return part
 
-        cand = np.zeros(0, dtype=np.int64)
-        scores = np.zeros(0, dtype=np.float64)
+        cand: np.ndarray = np.zeros(0, dtype=np.int64)
+        scores: np.ndarray = np.zeros(0, dtype=np.float64)
         pruned = False
         for step, which in enumerate(order.tolist()):
             docs, tf = self._postings(int(ids[which]))

@@ -11,8 +11,8 @@ import pytest
 from graphmem.store import keyword_index
 from graphmem.store.keyword_index import KeywordIndex, index_terms
 
-WORDS = [f"w{i}" for i in range(400)] + ("running runs connection connected connects happy happiness Café cafe "
-                                         "the a of generously general is".split())
+WORDS = [f"w{i}" for i in range(400)] + ["running", "runs", "connection", "connected", "connects", "happy",
+                                         "happiness", "Café", "cafe", "the", "a", "of", "generously", "general", "is"]
 
 
 def _corpus(seed: int, count: int) -> list[str]:
