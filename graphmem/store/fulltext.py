@@ -59,8 +59,8 @@ _POSTGRES_DDL = (
 # neither a term's rarity (IDF) nor a document's length against the others', and ranked multi-hop passages at half
 # FTS5's R@5 (docs/retrieval.md, "SQLite FTS5 and PostgreSQL full text (before the keyword index)"). One pass over
 # the documents that match (through the GIN index) gives each query lexeme's term frequency (its positions in the
-# tsvector) and document frequency over the whole table, as FTS5's are; a document's length is its number of distinct lexemes, the
-# average length that of the ranked documents, and the table's size its largest seq (an index lookup: a count
+# tsvector) and document frequency over the whole table, as FTS5's are; a document's length is its number of
+# distinct lexemes, the average length that of the ranked documents, and the table's size its largest seq (an index lookup: a count
 # would scan the table on every query). Only the query's lexemes of a matching row are unnested: ``setweight``
 # marks them (every generated lexeme has the default weight D) and ``ts_filter`` keeps the marked ones, in C;
 # unnesting the whole tsvector made one SQL row per distinct word of every matching document, then dropped
