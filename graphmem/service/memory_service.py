@@ -69,9 +69,12 @@ class MemoryService:
     True
     """
 
-    def __init__(self, settings: Settings | None = None, *, extractor: ConceptExtractor | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, *, extractor: ConceptExtractor | None = None,
+                 preload_model: bool = True) -> None:
         self.settings = settings or Settings.load()
-        self.uow = UnitOfWork(self.settings, extractor=extractor)
+        # preload_model: the embedding model starts loading on a thread now (a server answers its first search
+        # without waiting); a one-shot command passes False, so it loads only if the command needs a vector.
+        self.uow = UnitOfWork(self.settings, extractor=extractor, preload_model=preload_model)
         self.clock = Clock()
         self.metrics = MetricsRecorder(self.uow.repository, self.settings.lifecycle.metrics_flush_s)
         self.recall = RecallEngine(self.uow)
