@@ -285,8 +285,8 @@ class KeywordIndex:
                 cand = merged
             if cand.size >= limit and step + 1 < order.size:
                 kth = float(np.partition(scores, cand.size - limit)[cand.size - limit])
-                if kth >= rest[step]:
-                    pruned = True  # no memory outside ``cand`` can reach the top k
+                if kth > rest[step]:
+                    pruned = True  # no memory outside ``cand`` can reach the top k, nor tie with it
                     alive = scores + rest[step] >= kth
                     cand, scores = cand[alive], scores[alive]
         return _best(cand, scores, limit)
@@ -323,8 +323,13 @@ class _Scope:
 
 
 def _best(cand: np.ndarray, scores: np.ndarray, limit: int) -> list[tuple[int, float]]:
+    """The first ``limit`` by score, then node (``cand`` ascending): ties at the cut keep the lowest nodes, so
+    the ranking is the exhaustive one's whatever the cut read."""
     if cand.size > limit:
-        top = np.argpartition(-scores, limit - 1)[:limit]
-        cand, scores = cand[top], scores[top]
+        kth = np.partition(scores, cand.size - limit)[cand.size - limit]
+        above = np.flatnonzero(scores > kth)
+        tied = np.flatnonzero(scores == kth)[: limit - above.size]
+        keep = np.concatenate([above, tied])
+        cand, scores = cand[keep], scores[keep]
     best = np.lexsort((cand, -scores))
     return list(zip(cand[best].tolist(), scores[best].tolist(), strict=True))
