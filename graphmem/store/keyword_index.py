@@ -198,9 +198,11 @@ class KeywordIndex:
         text = arrays["keyword_vocabulary"].tobytes().decode()
         terms = text.split("\n") if text else []
         index.vocabulary = dict(zip(terms, range(len(terms)), strict=True))
-        index._indptr = arrays["keyword_indptr"].astype(np.int64)
-        index._docs = arrays["keyword_docs"].astype(np.int32)
-        index._tf = arrays["keyword_tf"].astype(np.uint16)
+        # The postings are only ever replaced (a merge builds new arrays), never written in place, so they are
+        # taken as they are; the per-term and per-node counts grow in place, so they are copied.
+        index._indptr = arrays["keyword_indptr"].astype(np.int64, copy=False)
+        index._docs = arrays["keyword_docs"].astype(np.int32, copy=False)
+        index._tf = arrays["keyword_tf"].astype(np.uint16, copy=False)
         index._df = arrays["keyword_df"].astype(np.int32)
         index._length = arrays["keyword_length"].astype(np.int32)
         index.documents, index.tokens, index._top = (int(v) for v in arrays["keyword_totals"])
