@@ -488,6 +488,7 @@ class GraphProjection:
     def neighbourhood(self, start: list[int], depth: int, limit: int) -> nx.Graph[int]:
         """A networkx graph of the nodes within ``depth`` hops of ``start`` (at most ``limit`` nodes)."""
         import networkx as nx  # only the graph view needs it; every process opens a projection
+
         graph: nx.Graph[int] = nx.Graph()
         frontier = list(dict.fromkeys(start))
         seen = set(frontier)

@@ -24,7 +24,6 @@ class KeywordLeg:
 
     def __init__(self, uow: UnitOfWork, turns: TurnIndex) -> None:
         self.uow = uow
-        self.repository = uow.repository
         self.extractor = uow.extractor
         self.settings = uow.settings
         self.turns = turns
