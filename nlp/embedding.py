@@ -92,33 +92,19 @@ class BackgroundEmbedder:
 
     ``embed`` waits for the load. If the load fails (a file that no longer matches its pin), every vector
     is zero, so the semantic leg finds nothing and recall is the keyword and graph ranking; ``problem``
-    says why, and the warning is printed once. With ``start=False`` (a one-shot command: most never embed)
-    the load starts with the first :meth:`embed` or :meth:`start`, and until then :meth:`ready` is False, so
-    new texts wait for it.
+    says why, and the warning is printed once.
     """
 
     dimensions = DIMENSIONS
 
-    def __init__(self, warn: Any, *, start: bool = True) -> None:
+    def __init__(self, warn: Any) -> None:
         self._loaded: StaticEmbedder | None = None
         self.problem: str | None = None
         self._warn = warn
         # Not a daemon: a daemon thread killed at exit inside the tokenizer's native code aborts the process
         # ("FATAL: exception not rethrown"), so a process that ends within the 0.3 s waits for the load.
         self._thread = threading.Thread(target=self._load, name="graphmem-embedder", daemon=False)
-        self._starting = threading.Lock()
-        if start:
-            self.start()
-
-    def start(self) -> None:
-        """Begin loading the model on its thread (once; later calls do nothing)."""
-        with self._starting:
-            if self._thread.ident is None:
-                self._thread.start()
-
-    @property
-    def started(self) -> bool:
-        return self._thread.ident is not None
+        self._thread.start()
 
     def _load(self) -> None:
         try:
@@ -127,10 +113,9 @@ class BackgroundEmbedder:
             self.problem = str(missing)
 
     def ready(self) -> bool:
-        return self.started and not self._thread.is_alive()
+        return not self._thread.is_alive()
 
     def embed(self, texts: list[str]) -> Vectors:
-        self.start()
         self._thread.join()
         if self._loaded is None:
             self._warn(f"graphmem: semantic recall is off: {self.problem}")

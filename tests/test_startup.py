@@ -51,18 +51,3 @@ def test_the_server_and_an_open_service_load_spacy_only_on_first_parse(tmp_path)
               f"service = MemoryService(settings)")
     assert "spacy" not in _loaded_after(opened)
     assert "spacy" in _loaded_after(opened + "\nservice.store('Canary deploys use the flamingo flag service')")
-
-
-def test_commands_that_parse_no_text_load_neither_the_embedding_model_nor_networkx(tmp_path):
-    # The model loads on a thread when a server opens its store; a one-shot `show`, `sessions` or `export`
-    # never embeds, so it neither reads the model nor waits for that thread at exit.
-    db = str(tmp_path / "memory.db")
-    for argv in (["init"], ["show", "mem_missing"], ["sessions"], ["export"]):
-        code = ("import contextlib, io, sys, graphmem.cli\n"
-                "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
-                f"    graphmem.cli.main(['--db', {db!r}, '--create', *{argv!r}])\n"
-                "import threading, json\n"
-                "print(json.dumps([m for m in ('tokenizers', 'networkx') if m in sys.modules]"
-                " + [t.name for t in threading.enumerate() if t.name == 'graphmem-embedder']))")
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-        assert json.loads(done.stdout.splitlines()[-1]) == [], argv

@@ -58,8 +58,7 @@ def open_service(args: argparse.Namespace, *, create: bool = False) -> Any:
     """The ``MemoryService`` over this call's store; closed at exit, so one-shot commands keep their metrics."""
     from graphmem.service import MemoryService
 
-    # The embedding model loads at the first text that needs a vector: show, stats, sessions or export need none.
-    service = MemoryService(settings_for(args, create=create), preload_model=False)
+    service = MemoryService(settings_for(args, create=create))
     atexit.register(service.close)  # one-shot commands still persist their metrics (docs/lifecycle.md)
     return service
 

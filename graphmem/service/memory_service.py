@@ -69,12 +69,9 @@ class MemoryService:
     True
     """
 
-    def __init__(self, settings: Settings | None = None, *, extractor: ConceptExtractor | None = None,
-                 preload_model: bool = True) -> None:
+    def __init__(self, settings: Settings | None = None, *, extractor: ConceptExtractor | None = None) -> None:
         self.settings = settings or Settings.load()
-        # preload_model: the embedding model starts loading on a thread now (a server answers its first search
-        # without waiting); a one-shot command passes False, so it loads only if the command needs a vector.
-        self.uow = UnitOfWork(self.settings, extractor=extractor, preload_model=preload_model)
+        self.uow = UnitOfWork(self.settings, extractor=extractor)
         self.clock = Clock()
         self.metrics = MetricsRecorder(self.uow.repository, self.settings.lifecycle.metrics_flush_s)
         self.recall = RecallEngine(self.uow)

@@ -92,13 +92,12 @@ class Write:
 class UnitOfWork:
     """Engine, repository, projection, extractor, settings and the write lock, for one process."""
 
-    def __init__(self, settings: Settings, *, extractor: ConceptExtractor | None = None,
-                 preload_model: bool = True) -> None:
+    def __init__(self, settings: Settings, *, extractor: ConceptExtractor | None = None) -> None:
         self.settings = settings
         self.engine = open_engine(settings.db)
         self.repository = Repository(self.engine)
         self.extractor = extractor or ConceptExtractor(settings.nlp_model)
-        self.projection = GraphProjection(settings.activation, settings.semantic, _embedder(settings, preload_model))
+        self.projection = GraphProjection(settings.activation, settings.semantic, _embedder(settings))
         # Re-entrant: a write's after-commit step, and a use case that reads fresh inside a write.
         self._lock = threading.RLock()
         self._probe = GenerationProbe(self.engine)
@@ -210,10 +209,9 @@ class UnitOfWork:
         self._seen = write.generation
 
 
-def _embedder(settings: Settings, preload: bool = True) -> Embedder | None:
+def _embedder(settings: Settings) -> Embedder | None:
     """The static embedding model when the semantic signal is on; without its package, recall is keyword- and
-    graph-only, as before the semantic leg, and stderr says why once. ``preload``: start loading it now (a
-    server), not at the first text that needs a vector (a one-shot command)."""
+    graph-only, as before the semantic leg, and stderr says why once."""
     if not settings.semantic.enabled:
         return None
     try:
@@ -221,7 +219,7 @@ def _embedder(settings: Settings, preload: bool = True) -> Embedder | None:
     except EmbeddingUnavailable as missing:
         _warn_once(f"graphmem: semantic recall is off: {missing}")
         return None
-    return BackgroundEmbedder(_warn_once, start=preload)
+    return BackgroundEmbedder(_warn_once)
 
 
 _WARNED: set[str] = set()

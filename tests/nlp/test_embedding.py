@@ -52,11 +52,3 @@ def test_a_background_load_that_fails_gives_zero_vectors_and_says_why_once(monke
 def test_the_background_loader_embeds_like_the_model():
     loader = embedding.BackgroundEmbedder(print)
     np.testing.assert_array_equal(loader.embed(["roll back"]), load_embedder().embed(["roll back"]))
-
-
-def test_a_loader_not_started_loads_at_the_first_embed():
-    loader = embedding.BackgroundEmbedder(print, start=False)
-    assert not loader.started and not loader.ready()
-    np.testing.assert_array_equal(loader.embed(["roll back"]), load_embedder().embed(["roll back"]))
-    assert loader.started and loader.ready()
-    loader.start()  # once only

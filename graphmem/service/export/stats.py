@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
 from graphmem.store.projection import CONCEPT, GraphProjection
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["COMMUNITY_SEED", "GraphStats", "graph_stats", "render_stats"]
 
@@ -128,8 +126,6 @@ def _communities(undirected: sp.csr_array, names: list[str], df: np.ndarray, is_
     if n > limit:
         return {"method": "louvain", "skipped": f"graph has {n:,} nodes (limit {limit:,}); "
                                                 "export it and use a dedicated tool"}
-    import networkx as nx  # imported with the first statistics, not with the service
-
     graph = nx.from_scipy_sparse_array(undirected)
     communities = nx.community.louvain_communities(graph, weight="weight", seed=COMMUNITY_SEED)
     found = sorted((sorted(c) for c in communities), key=lambda c: (-len(c), c[0]))

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+import networkx as nx
 import numpy as np
 
 from graphmem.core.time import to_ms
@@ -12,9 +11,6 @@ from graphmem.errors import NotFound
 from graphmem.service.recall.results import GraphView
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
 from graphmem.store.repository import Repository
-
-if TYPE_CHECKING:
-    import networkx as nx
 
 __all__ = ["graph_page"]
 
