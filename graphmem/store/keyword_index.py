@@ -259,7 +259,7 @@ class KeywordIndex:
         order = np.argsort(df, kind="stable")  # rarest first
         bound = idf[order] * (K1 + 1.0)
         rest = np.concatenate([np.cumsum(bound[::-1])[::-1][1:], [0.0]])  # what the terms after each can add
-        scope = _Scope(allowed, self._length.size)
+        scope = _Scope(allowed, self._top + 1)  # every posting names a node up to _top
         if scope.empty:
             return []
         average = max(self.tokens / n, 1e-9)
