@@ -1,4 +1,8 @@
-"""The keyword leg alone (``graphmem.store.fulltext.rank``) on one store's memories, on SQLite and PostgreSQL.
+"""The keyword leg alone on one store's memories: the projection's keyword index beside ``fulltext.rank``.
+
+``memory_search`` ranks with the keyword index (``graphmem.store.keyword_index``) on every database; this
+times it, built from the same rows, query by query in turns with ``graphmem.store.fulltext.rank`` (FTS5's
+``bm25()``, PostgreSQL's BM25 SQL), and compares its rankings with each database's.
 
 The memories of a store that ``scripts/bench_scale.py --keep DIR`` kept are read from its SQLite file; the
 PostgreSQL side copies their seq, content and project into a private server's ``memory`` table with the
@@ -79,6 +83,16 @@ def _same(a: list[list[tuple[int, float]]], b: list[list[tuple[int, float]]]) ->
     return f"{same} of {len(a)}"
 
 
+def _overlap(a: list[list[tuple[int, float]]], b: list[list[tuple[int, float]]], k: int = 10) -> str:
+    """How much of each query's top k two rankings share (mean), and how many queries share all of it in
+    order. The keyword index counts a memory's content tokens; the store's FTS5 index also counts the
+    project's scope token in a document's length (store/fulltext.py), so scores differ slightly."""
+    shared = [len({n for n, _ in x[:k]} & {n for n, _ in y[:k]}) / max(min(k, len(y)), 1)
+              for x, y in zip(a, b, strict=True)]
+    exact = sum([n for n, _ in x[:k]] == [n for n, _ in y[:k]] for x, y in zip(a, b, strict=True))
+    return f"{100 * sum(shared) / max(len(shared), 1):.1f} % shared, {exact} of {len(a)} in the same order"
+
+
 def _untied(ranking: list[tuple[int, float]]) -> set[int]:
     """The seqs whose score no other hit shares, and every seq above the last score (a tie at the cut may
     keep different members)."""
@@ -150,34 +164,78 @@ def common_words(store: Path, queries: list[str], share: float = 0.05, total: in
     return {query: {w for w in query_terms(query) if df[w] > share * total} for query in queries}
 
 
+class IndexRank:
+    """The projection's keyword index over the same rows, behind ``fulltext.rank``'s signature (seqs are the
+    index's nodes; the words kept as ``rank`` keeps them)."""
+
+    def __init__(self, rows: list[tuple[int, str, str]]) -> None:
+        from graphmem.store.keyword_index import KeywordIndex
+
+        self.index = KeywordIndex()
+        began = time.perf_counter()
+        self.index.add([seq for seq, _, _ in rows], [content for _, content, _ in rows])
+        self.index.merge()
+        self.build_seconds = time.perf_counter() - began
+
+    def rank(self, _connection: Any, query: str, limit: int, skip_terms: Any = ()) -> list[tuple[int, float]]:
+        from nlp.query import query_terms
+
+        words = query_terms(query)
+        kept = [word for word in words if word not in skip_terms]
+        return self.index.rank(kept or words, limit)
+
+
+class ExhaustiveRank(IndexRank):
+    """The same index without the top-k cut: every matching memory scored (k above the store), then cut."""
+
+    def __init__(self, index: IndexRank) -> None:
+        self.index, self.build_seconds = index.index, index.build_seconds
+
+    def rank(self, _connection: Any, query: str, limit: int, skip_terms: Any = ()) -> list[tuple[int, float]]:
+        return super().rank(_connection, query, self.index.documents + 1, skip_terms)[:limit]
+
+
 def _bench(name: str, connection: Any, queries: list[str], baseline: ModuleType | None,
-           skip: dict[str, set[str]]) -> list[str]:
+           skip: dict[str, set[str]], index: IndexRank | None = None) -> list[str]:
     from graphmem.store import fulltext
 
     lines = []
     for label, skipped in (("every word", {q: set() for q in queries}), ("common words left out", skip)):
-        modules = [fulltext] if baseline is None else [fulltext, baseline]
+        modules: list[Any] = [fulltext] + ([] if baseline is None else [baseline])
+        modules += [] if index is None else [index, ExhaustiveRank(index)]
         timed = _timed([lambda q, m=m, s=skipped: m.rank(connection, q, _LIMIT, skip_terms=s[q]) for m in modules],
                        queries)
-        (p50, p95, current), *before = timed
+        (p50, p95, current), *others = timed
         cell = ""
-        if before:
-            b50, b95, found = before[0]
+        if baseline is not None:
+            b50, b95, found = others.pop(0)
             cell = f"{b50:.2f} / {b95:.2f} (same rankings: {_same(current, found)})"
-        lines.append(f"| {name}, {label} | {p50:.2f} / {p95:.2f} | {cell} |")
+        index_cell = ""
+        if index is not None:
+            i50, i95, found = others.pop(0)
+            e50, e95, every = others.pop(0)
+            same = sum(x == y for x, y in zip(found, every, strict=True))
+            index_cell = (f"{i50:.2f} / {i95:.2f} (top 10 as {name}'s: {_overlap(found, current)}) "
+                          f"| {e50:.2f} / {e95:.2f} (the cut's ranking the same: {same} of {len(found)})")
+        lines.append(f"| {name}, {label} | {p50:.2f} / {p95:.2f} | {cell} | {index_cell or ' |'} |")
     return lines
 
 
 def _run_backends(args: argparse.Namespace, rows: list[tuple[int, str, str]], queries: list[str],
                   skip: dict[str, set[str]], baseline: ModuleType | None, whole: bool) -> list[str]:
     lines: list[str] = []
+    index = IndexRank(rows) if args.index else None
+    if index is not None:
+        lines.append(f"| keyword index built from the rows in {index.build_seconds:.1f} s: "
+                     f"{len(index.index.vocabulary):,} terms, {index.index.postings:,} postings, "
+                     f"{index.index.nbytes() / 2**20:.1f} MiB of arrays | | | | |")
     if "sqlite" in args.backends:
         with tempfile.TemporaryDirectory() as scratch:
             from sqlalchemy import create_engine
 
             engine = create_engine(f"sqlite:///{args.store}") if whole else _load_sqlite(Path(scratch) / "k.db", rows)
             with engine.connect() as connection:
-                lines += _bench("sqlite", connection, queries, baseline, skip)
+                lines += _bench("sqlite", connection, queries, baseline, skip, index)
             engine.dispose()
     if "postgres" in args.backends:
         from private_postgres import create_database, private_server
@@ -187,7 +245,7 @@ def _run_backends(args: argparse.Namespace, rows: list[tuple[int, str, str]], qu
             with engine.connect() as connection:
                 for jit in (["on", "off"] if args.jit == "both" else [args.jit]):
                     connection.exec_driver_sql(f"SET jit = {jit}")
-                    lines += _bench(f"postgres, jit {jit}", connection, queries, baseline, skip)
+                    lines += _bench(f"postgres, jit {jit}", connection, queries, baseline, skip, index)
             engine.dispose()
     return lines
 
@@ -202,6 +260,12 @@ def main() -> int:
     parser.add_argument("--jit", choices=["on", "off", "both"], default="both",
                         help="PostgreSQL: time with the JIT compiler on, off, or both")
     parser.add_argument("--backends", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"])
+    parser.add_argument("--no-index", dest="index", action="store_false",
+                        help="leave out the projection's keyword index (timed beside each database by default)")
+    parser.add_argument("--replicate", type=int, default=1, metavar="K",
+                        help="also: the keyword index alone over the store's memories repeated K times (every "
+                             "posting list K times longer, the statistics alike): the growth to K× the store "
+                             "without ingesting it")
     args = parser.parse_args()
     baseline = _module(args.baseline_tree) if args.baseline_tree else None
     every_row = _rows(args.store)
@@ -210,11 +274,42 @@ def main() -> int:
         queries = _queries(rows, args.queries)
         skip = common_words(args.store, queries, total=len(rows), seqs=rows[-1][0] if rows else 0)
         print(f"\n{len(rows):,} memories, {len(queries)} queries")
-        print("| keyword leg (fulltext.rank, 100 hits) | p50 / p95 (ms) | baseline tree p50 / p95 (ms) |")
-        print("|---|---|---|")
+        print("| keyword leg (100 hits) | fulltext.rank p50 / p95 (ms) | baseline tree p50 / p95 (ms) "
+              "| keyword index p50 / p95 (ms) | keyword index without the top-k cut p50 / p95 (ms) |")
+        print("|---|---|---|---|---|")
         for line in _run_backends(args, rows, queries, skip, baseline, whole=size >= len(every_row)):
             print(line, flush=True)
+    if args.replicate > 1:
+        _replicated(every_row, args.replicate, args.queries)
     return 0
+
+
+def _replicated(rows: list[tuple[int, str, str]], times: int, count: int) -> None:
+    """The keyword index with and without the top-k cut over ``rows`` repeated ``times`` times (seqs offset),
+    the queries drawn from the rows as above, the same every-word / common-words-left-out split (common: in
+    more than 5 % of the memories, by the index's own document frequencies)."""
+    from nlp.query import query_terms
+
+    top = max(seq for seq, _, _ in rows) + 1
+    copies = [(seq + copy * top, content, project) for copy in range(times) for seq, content, project in rows]
+    queries = _queries(rows, count)
+    index = IndexRank(copies)
+    limit = 0.05 * index.index.documents
+    skip = {query: {word for word in query_terms(query)
+                    if any(index.index._df[term] > limit for term in index.index.query_weights([word]))}
+            for query in queries}
+    print(f"\n{len(copies):,} memories ({times}x the store), {len(queries)} queries: the keyword index alone, "
+          f"built in {index.build_seconds:.1f} s, {index.index.postings:,} postings, "
+          f"{index.index.nbytes() / 2**20:.1f} MiB")
+    print("| keyword index (100 hits) | with the top-k cut p50 / p95 (ms) | without the cut p50 / p95 (ms) |")
+    print("|---|---|---|")
+    for label, skipped in (("every word", {q: set() for q in queries}), ("common words left out", skip)):
+        rankers = (index, ExhaustiveRank(index))
+        (c50, c95, cut), (e50, e95, every) = _timed(
+            [lambda q, m=m, s=skipped: m.rank(None, q, _LIMIT, skip_terms=s[q]) for m in rankers], queries)
+        same = sum(x == y for x, y in zip(cut, every, strict=True))
+        print(f"| {label} | {c50:.2f} / {c95:.2f} | {e50:.2f} / {e95:.2f} (the same ranking: {same} of {len(cut)}) |",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ The server's CPU seconds up to its answer are given too: on a shared, busy machi
 wall time does.
 
     python scripts/bench_startup.py              # the rows alone
+    python scripts/bench_startup.py --cli --baseline-tree /tmp/base   # the CLI rows, this tree and another in turns
 """
 
 from __future__ import annotations
@@ -97,6 +98,38 @@ def _small_store(db: Path) -> str:
     return str(json.loads(done.stdout)["id"])
 
 
+def _cli_cost(db: Path, command: list[str], tree: Path | None) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of one CLI run; ``tree``: import graphmem from there instead."""
+    env = {**os.environ, "PYTHONPATH": str(tree)} if tree is not None else None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([*_graphmem(), "--db", str(db), *command], check=True, capture_output=True, timeout=60, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def cli_versus(baseline: Path, runs: int = 5) -> list[str]:
+    """The CLI commands that parse no text, this tree and ``baseline`` taking turns run by run (same load):
+    median wall and CPU seconds of each."""
+    with tempfile.TemporaryDirectory() as scratch:
+        db = Path(scratch) / "small.db"
+        memory_id = _small_store(db)
+        commands = {"show": ["show", memory_id], "stats": ["stats"], "sessions": ["sessions"], "export": ["export"]}
+        costs: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for _ in range(runs):
+            for name, argv in commands.items():
+                for label, tree in (("this tree", None), ("baseline", baseline)):
+                    costs.setdefault((name, label), []).append(_cli_cost(db, argv, tree))
+    lines = ["| command, 3-memory store | this tree wall / CPU (s, median) | baseline tree wall / CPU (s, median) |",
+             "|---|---|---|"]
+    for name in commands:
+        cells = [f"{statistics.median(w for w, _ in costs[name, label]):.2f} / "
+                 f"{statistics.median(c for _, c in costs[name, label]):.2f}" for label in ("this tree", "baseline")]
+        lines.append(f"| `graphmem {name}` | {cells[0]} | {cells[1]} |")
+    return lines
+
+
 def cli_rows(runs: int = 5) -> list[tuple[str, str, str]]:
     """Wall time of the CLI commands that parse no text, on a small store (median of ``runs``)."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -133,5 +166,15 @@ def bench_startup(runs: int = 5) -> list[tuple[str, str, str]]:
 
 
 if __name__ == "__main__":
-    for row in bench_startup():
-        print(" | ".join(row))
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cli", action="store_true", help="only the CLI commands that parse no text")
+    parser.add_argument("--baseline-tree", type=Path, help="with --cli: also run this tree's graphmem, in turns")
+    parser.add_argument("--runs", type=int, default=5)
+    options = parser.parse_args()
+    if options.cli and options.baseline_tree:
+        print("\n".join(cli_versus(options.baseline_tree, options.runs)))
+    else:
+        for row in (cli_rows(options.runs) if options.cli else bench_startup(options.runs)):
+            print(" | ".join(row))

@@ -1,7 +1,12 @@
-"""The keyword leg alone on both backends: SQLite FTS5 ``bm25()`` vs PostgreSQL ``ts_rank_cd`` over the same texts.
+"""The keyword leg alone: the projection's keyword index beside SQLite FTS5 ``bm25()`` and PostgreSQL's BM25 SQL.
 
     python scripts/compare_fulltext.py                 # MuSiQue, HotpotQA and the LoCoMo conversations
+    python scripts/compare_fulltext.py --backends index sqlite      # no PostgreSQL server
     python scripts/compare_fulltext.py --postgres postgresql+psycopg://postgres@127.0.0.1:5432
+
+``index`` is what ``memory_search``'s keyword leg ranks with on every database
+(``graphmem.store.keyword_index.KeywordIndex``, the texts indexed as the projection indexes them, the same
+query words, the conversations' projects as an allowed-node mask). The database rows below it:
 
 Each text is inserted as a bare ``memory`` row of a store built by graphmem (``open_engine``: the same tables,
 the same full-text index as ``graphmem serve``), with no concept extraction, and every question goes through
@@ -35,12 +40,40 @@ from retrieval_eval.data import load_dataset  # noqa: E402
 
 from graphmem.store import fulltext  # noqa: E402
 from graphmem.store.engine import open_engine  # noqa: E402
+from graphmem.store.keyword_index import KeywordIndex  # noqa: E402
+from nlp.query import query_terms  # noqa: E402
 
 KS = (5, 10)
 
 
-def _insert(engine: Engine, texts: Sequence[tuple[str, str]]) -> list[int]:
+class IndexStore:
+    """The keyword index in place of a database: seqs are positions, ranked as the keyword leg ranks."""
+
+    def __init__(self) -> None:
+        self.index = KeywordIndex()
+        self.count = 0
+
+    def insert(self, texts: Sequence[tuple[str, str]]) -> list[int]:
+        seqs = list(range(self.count, self.count + len(texts)))
+        self.index.add(seqs, [content for _, content in texts])
+        self.count += len(texts)
+        return seqs
+
+    def rank(self, question: str, limit: int, allowed: list[int] | None) -> list[tuple[int, float]]:
+        mask = None
+        if allowed is not None:
+            mask = np.zeros(self.count, dtype=bool)
+            mask[allowed] = True
+        return self.index.rank(query_terms(question), limit, mask)
+
+    def dispose(self) -> None:
+        pass
+
+
+def _insert(engine: Engine | IndexStore, texts: Sequence[tuple[str, str]]) -> list[int]:
     """Insert (project, content) rows in order; return their seqs."""
+    if isinstance(engine, IndexStore):
+        return engine.insert(texts)
     rows = [{"id": f"mem_{n:020d}", "content": content, "hash": hashlib.sha256(f"{project}\0{content}".encode())
              .hexdigest(), "project": project} for n, (project, content) in enumerate(texts)]
     with engine.begin() as connection:
@@ -56,7 +89,7 @@ def _recall(ranked: Sequence[str], gold: frozenset[str], k: int) -> float:
     return len(set(ranked[:k]) & gold) / len(gold) if gold else 0.0
 
 
-def multihop(engine: Engine, name: str) -> dict[str, float]:
+def multihop(engine: Engine | IndexStore, name: str) -> dict[str, float]:
     dataset = load_dataset(name)
     seqs = _insert(engine, [("", f"{p.title}\n{p.text}") for p in dataset.passages])
     title_of = {seq: p.title for seq, p in zip(seqs, dataset.passages, strict=True)}
@@ -64,7 +97,7 @@ def multihop(engine: Engine, name: str) -> dict[str, float]:
                   lambda hits: list(dict.fromkeys(title_of[seq] for seq, _ in hits)))
 
 
-def conversations(engine: Engine) -> dict[str, float]:
+def conversations(engine: Engine | IndexStore) -> dict[str, float]:
     dataset = load_conversations()
     seqs = _insert(engine, [(t.project, t.text) for t in dataset.turns])
     turn_of = {seq: t.dia_id for seq, t in zip(seqs, dataset.turns, strict=True)}
@@ -75,14 +108,24 @@ def conversations(engine: Engine) -> dict[str, float]:
                   lambda hits: [turn_of[seq] for seq, _ in hits])
 
 
-def _score(engine: Engine, questions: Sequence[tuple[str, list[int] | None, frozenset[str]]],
+def _score(engine: Engine | IndexStore, questions: Sequence[tuple[str, list[int] | None, frozenset[str]]],
            names: Callable[[list[tuple[int, float]]], list[str]]) -> dict[str, float]:
     recalls: dict[int, list[float]] = {k: [] for k in KS}
     latencies: list[float] = []
-    with engine.connect() as connection:
+    with ExitStack() as stack:
+        if isinstance(engine, IndexStore):
+            index = engine
+
+            def rank(question: str, allowed: list[int] | None) -> list[tuple[int, float]]:
+                return index.rank(question, 3 * max(KS), allowed)
+        else:
+            connection = stack.enter_context(engine.connect())
+
+            def rank(question: str, allowed: list[int] | None) -> list[tuple[int, float]]:
+                return fulltext.rank(connection, question, 3 * max(KS), allowed_seqs=allowed)
         for question, allowed, gold in questions:
             began = time.perf_counter()
-            hits = fulltext.rank(connection, question, 3 * max(KS), allowed_seqs=allowed)
+            hits = rank(question, allowed)
             latencies.append((time.perf_counter() - began) * 1000)
             ranked = names(hits)
             for k in KS:
@@ -92,11 +135,13 @@ def _score(engine: Engine, questions: Sequence[tuple[str, list[int] | None, froz
 
 
 @contextmanager
-def _stores(postgres: str | None) -> Iterator[dict[str, object]]:
+def _stores(postgres: str | None, backends: Sequence[str]) -> Iterator[dict[str, object]]:
     """A factory of fresh stores per backend; everything is removed afterwards."""
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        server = stack.enter_context(private_server()) if postgres is None else postgres.rstrip("/")
+        server = ""
+        if "postgres" in backends:
+            server = stack.enter_context(private_server()) if postgres is None else postgres.rstrip("/")
         created: list[str] = []
 
         def sqlite(label: str) -> Engine:
@@ -107,7 +152,9 @@ def _stores(postgres: str | None) -> Iterator[dict[str, object]]:
             return open_engine(f"{server}/{created[-1]}")
 
         try:
-            yield {"SQLite FTS5 bm25": sqlite, "PostgreSQL BM25 (graphmem)": postgresql}
+            factories = {"index": ("keyword index (projection)", lambda _label: IndexStore()),
+                         "sqlite": ("SQLite FTS5 bm25", sqlite), "postgres": ("PostgreSQL BM25 SQL", postgresql)}
+            yield {factories[name][0]: factories[name][1] for name in backends}
         finally:
             for name in created:
                 drop_database(server, name)
@@ -118,9 +165,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--postgres", metavar="SERVER_URL", help="an existing server (default: a private one)")
     parser.add_argument("--datasets", nargs="+", default=["musique", "hotpotqa", "locomo_dev"],
                         choices=["musique", "hotpotqa", "locomo_dev"])
+    parser.add_argument("--backends", nargs="+", default=["index", "sqlite", "postgres"],
+                        choices=["index", "sqlite", "postgres"])
     args = parser.parse_args(argv)
     print("| dataset | full text | n | R@5 | R@10 | p50 ms |\n|---|---|---|---|---|---|")
-    with _stores(args.postgres) as backends:
+    with _stores(args.postgres, args.backends) as backends:
         for dataset in args.datasets:
             for label, open_store in backends.items():
                 engine = open_store(f"{dataset}")  # type: ignore[operator]

@@ -1,4 +1,10 @@
-"""Full-text index: SQLite FTS5 or a PostgreSQL tsvector column, both ranked by BM25, behind one query function."""
+"""Full-text index: SQLite FTS5 or a PostgreSQL tsvector column, both ranked by BM25, behind one query function.
+
+``memory_search`` no longer ranks with it: the keyword leg reads the projection's keyword index
+(``store/keyword_index.py``), the same on both databases. The index and ``rank`` stay for the store's lint
+(FTS5 integrity) and as the reference the benches compare the keyword index with
+(``scripts/compare_fulltext.py``, ``scripts/bench_keywords.py``).
+"""
 
 from __future__ import annotations
 
@@ -49,16 +55,16 @@ _POSTGRES_DDL = (
 )
 
 
-# BM25 on PostgreSQL, as FTS5 ranks (k1 = 1.2, b = 0.75), over the generated tsvector: ts_rank/ts_rank_cd know
-# neither a term's rarity (IDF) nor a document's length against the others', and ranked multi-hop passages at half
-# FTS5's R@5 (docs/retrieval.md, "SQLite FTS5 and PostgreSQL full text"). One pass over the documents that match
-# (through the GIN index) gives each query lexeme's term frequency (its positions in the tsvector) and document
-# frequency over the whole table, as FTS5's are; a document's length is its number of distinct lexemes, the
-# average length that of the ranked documents, and the table's size its largest seq (an index lookup: a count
-# would scan the table on every query). Only the query's lexemes of a matching row are unnested: ``setweight``
-# marks them (every generated lexeme has the default weight D) and ``ts_filter`` keeps the marked ones, in C;
-# unnesting the whole tsvector made one SQL row per distinct word of every matching document, then dropped
-# all but the query's (measured in scripts/bench_keywords.py, same rows and scores).
+# BM25 on PostgreSQL, as FTS5 ranks (k1 = 1.2, b = 0.75), over the generated tsvector: ts_rank/ts_rank_cd know neither
+# a term's rarity (IDF) nor a document's length against the others', and ranked multi-hop passages at half FTS5's R@5
+# (docs/retrieval.md, "SQLite FTS5 and PostgreSQL full text (before the keyword index)"). One pass over the documents
+# that match (through the GIN index) gives each query lexeme's term frequency (its positions in the tsvector) and
+# document frequency over the whole table, as FTS5's are; a document's length is its number of distinct lexemes, the
+# average length that of the ranked documents, and the table's size its largest seq (an index lookup: a count would
+# scan the table on every query). Only the query's lexemes of a matching row are unnested: ``setweight`` marks them
+# (every generated lexeme has the default weight D) and ``ts_filter`` keeps the marked ones, in C; unnesting the whole
+# tsvector made one SQL row per distinct word of every matching document, then dropped all but the query's (measured
+# in scripts/bench_keywords.py, same rows and scores).
 _POSTGRES_BM25 = """
 WITH terms AS (SELECT array_agg(DISTINCT lexeme) AS lexemes FROM unnest(to_tsvector('english', :words))),
 matches AS MATERIALIZED (

@@ -29,6 +29,7 @@ from graphmem.settings import ActivationSettings, SemanticSettings
 from graphmem.store.changes import current_generation
 from graphmem.store.convert import to_ms
 from graphmem.store.engine import snapshot
+from graphmem.store.keyword_index import KeywordIndex
 from graphmem.store.repository import StoredBatch
 from graphmem.store.semantic_index import Embedder, SemanticIndex
 from graphmem.store.visibility import MEMORY, VisibilityFilter, evaluate_visibility
@@ -153,6 +154,7 @@ class GraphProjection:
     def _reset(self) -> None:
         self.graph = SpreadingGraph()
         self.semantic = SemanticIndex(self.embedder, self.semantic_settings)
+        self.keywords = KeywordIndex()  # the keyword leg's BM25 postings (store/keyword_index.py)
         self._cols: dict[str, np.ndarray] = {name: np.full(0, fill, dtype) for name, (dtype, fill) in _COLUMNS.items()}
         self.names: list[str] = []  # memory id or concept key, by node
         self.concept_nodes: dict[str, int] = {}
@@ -218,13 +220,15 @@ class GraphProjection:
             relations = conn.execute(text(
                 "SELECT id, source_id, target_id, type, confidence, status FROM relation")).all()
             facts = conn.execute(text("SELECT subject, object, confidence FROM fact")).all()
-            contents = (conn.execute(text("SELECT content FROM memory ORDER BY seq")).scalars().all()
-                        if self.semantic.enabled else [])
+            contents = conn.execute(text("SELECT content FROM memory ORDER BY seq")).scalars().all()
         with self.lock:
             self._load_concepts(concepts)
             self._load_memories(memories)
             self._add_semantic(list(range(len(concepts))), [c[1] for c in concepts], [c[2] for c in concepts])
-            self.semantic.add_memories(list(range(len(concepts), len(concepts) + len(memories))), contents)
+            memory_nodes = list(range(len(concepts), len(concepts) + len(memories)))
+            self.semantic.add_memories(memory_nodes, contents)
+            self.keywords.add(memory_nodes, contents)
+            self.keywords.merge()
             concept_by_seq = {int(seq): self.concept_nodes[key] for seq, key, _, _ in concepts}
             if len(mentions):
                 concept_lookup = SeqIndex()
@@ -318,6 +322,7 @@ class GraphProjection:
             self.memory_by_seq.assign(np.array([seq for seq, _ in batch.memories], dtype=np.int64),
                                       np.array(m_nodes, dtype=np.int64))
             self.semantic.add_memories(list(m_nodes), [memory.content for _, memory in batch.memories])
+            self.keywords.add(list(m_nodes), [memory.content for _, memory in batch.memories])
             self.memory_count += len(batch.memories)
             concept_by_seq = {rec.seq: self.concept_nodes[rec.key] for rec in batch.concepts.values()}
             if batch.mentions:

@@ -26,14 +26,16 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from graphmem.core.spreading_graph import SpreadingGraph
+from graphmem.store.keyword_index import KeywordIndex
 from graphmem.store.projection import _COLUMNS, CONCEPT, MEMORY, GraphProjection, RelationEdge, SeqIndex
 from graphmem.store.semantic_index import SemanticIndex
 from graphmem.store.tables import SCHEMA_VERSION
 
 __all__ = ["load_snapshot", "save_snapshot", "snapshot_path"]
 
-_FORMAT = 4  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
-# (concept kinds a column, df/use_count int32, length float32), accent-folded keys stored; 4: semantic vectors
+_FORMAT = 5  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
+# (concept kinds a column, df/use_count int32, length float32), accent-folded keys stored; 4: semantic vectors;
+# 5: the keyword index
 
 
 def snapshot_path(engine: Engine) -> Path | None:
@@ -52,6 +54,7 @@ def save_snapshot(projection: GraphProjection, path: Path, engine: Engine, gener
         arrays = {f"graph_{key}": value for key, value in projection.graph.state().items()}
         arrays |= {f"col_{name}": projection.col(name) for name in _COLUMNS}
         arrays |= projection.semantic.state()
+        arrays |= projection.keywords.state()
         header = {"format": _FORMAT, "schema": SCHEMA_VERSION, "generation": generation,
                   "commit": _commit_time(engine, generation), "settings": _fingerprint(projection),
                   "names": projection.names, "codes": projection._codes, "folded": projection.folded_keys,
@@ -118,6 +121,7 @@ def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[s
     projection.relations = {edge[0]: RelationEdge(*edge) for edge in header["relations"]}
     projection._codes = header["codes"]
     projection.memory_count = int(header["memory_count"])
+    projection.keywords = KeywordIndex.from_state(arrays)
     projection.semantic = SemanticIndex(projection.embedder, projection.semantic_settings)
     projection.semantic.restore(arrays, {form: int(node) for form, node in header.get("compact", {}).items()},
                                 header.get("semantic_edges", {}))

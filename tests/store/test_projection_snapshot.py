@@ -43,6 +43,9 @@ def _same(a: MemoryService, b: MemoryService) -> None:
     assert _edges(pa) == pytest.approx(_edges(pb), rel=1e-6)  # float32 weights: rounded once per merge
     for query in ("retry webhooks", "flamingo canary", "session storage"):
         assert [h.id for h in a.search(query).hits] == [h.id for h in b.search(query).hits]
+        keyword = [[(p.names[node], round(score, 9)) for node, score in p.keywords.rank(query.split(), 10)]
+                   for p in (pa, pb)]
+        assert keyword[0] == keyword[1] and keyword[0], query  # the keyword index, followed and restored
 
 
 def _edges(projection) -> dict[tuple[str, str], float]:

@@ -13,7 +13,7 @@ import numpy as np
 from graphmem.core.spreading_graph import IntArray
 from graphmem.service.recall.turns import TurnIndex, named_speakers
 from graphmem.service.unit_of_work import UnitOfWork
-from graphmem.store.projection import MEMORY, GraphProjection, VisibilityFilter
+from graphmem.store.projection import GraphProjection, VisibilityFilter
 from nlp.query import query_terms
 
 __all__ = ["KeywordLeg"]
@@ -24,7 +24,6 @@ class KeywordLeg:
 
     def __init__(self, uow: UnitOfWork, turns: TurnIndex) -> None:
         self.uow = uow
-        self.repository = uow.repository
         self.extractor = uow.extractor
         self.settings = uow.settings
         self.turns = turns
@@ -117,32 +116,27 @@ class KeywordLeg:
     def _bm25(self, query: str, view: VisibilityFilter, now_ms: int, limit: int,
               skip_terms: set[str], name_words: set[str]) -> list[tuple[int, float]]:
         """BM25 within the filter without ``skip_terms`` (common words, kept when too little is found
-        without them) and ``name_words`` (the named speaker's name, kept only when nothing else matches)."""
+        without them) and ``name_words`` (the named speaker's name, kept only when nothing else matches).
+
+        The projection's keyword index ranks (store/keyword_index.py), the same on every database; the
+        collection statistics are the store's, whatever the filter, as FTS5's ``bm25()`` kept them.
+        """
+        words = query_terms(query)
         with self.projection.lock:
             mask = self.projection.visible(view, now_ms)
-            candidates = self.projection.col("node_type") == MEMORY
-            if view.project:
-                # The project narrows the full-text match itself, so its cost does not grow with other
-                # projects; the seq lists below only carry the rest of the filter, within the project.
-                shown = np.flatnonzero(mask)
-                if shown.size == 0:
-                    return []
-                project = self.projection.col("project")
-                candidates &= project == project[shown[0]]
-            seqs = self.projection.col("seq")
-            visible, hidden = seqs[mask], seqs[candidates & ~mask]
-        # Pass whichever list is shorter: a few hidden memories, or a small filtered set (none when the
-        # project is the whole filter).
-        allowed = visible.tolist() if len(visible) <= len(hidden) else None
-        excluded = hidden.tolist() if allowed is None and len(hidden) else None
-        ranked = self.repository.bm25(query, limit, allowed, excluded, skip_terms | name_words, view.project)
-        if name_words and not ranked:
-            # No other word of the query is in the filter: the name is the only keyword cue left.
-            name_words = set()
-            ranked = self.repository.bm25(query, limit, allowed, excluded, skip_terms, view.project)
-        if skip_terms - name_words and len(ranked) < limit:
-            # The common words were left out for speed; when the rest finds too little inside the
-            # filter (a speaker's name is common, the other words belong to another project), they count.
-            ranked = self.repository.bm25(query, limit, allowed, excluded, name_words, view.project)
-        by_seq = self.projection.memory_by_seq
-        return [(by_seq[seq], score) for seq, score in ranked if seq in by_seq]
+            index = self.projection.keywords
+
+            def rank(skip: set[str]) -> list[tuple[int, float]]:
+                kept = [word for word in words if word not in skip]
+                return index.rank(kept or words, limit, mask)
+
+            ranked = rank(skip_terms | name_words)
+            if name_words and not ranked:
+                # No other word of the query is in the filter: the name is the only keyword cue left.
+                name_words = set()
+                ranked = rank(skip_terms)
+            if skip_terms - name_words and len(ranked) < limit:
+                # The common words were left out for speed; when the rest finds too little inside the
+                # filter (a speaker's name is common, the other words belong to another project), they count.
+                ranked = rank(name_words)
+        return ranked

@@ -1,0 +1,118 @@
+"""The projection's keyword index: FTS5's ``bm25()`` ranking, with a top-k cut that changes nothing."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+
+import numpy as np
+import pytest
+
+from graphmem.store import keyword_index
+from graphmem.store.keyword_index import KeywordIndex, index_terms
+
+WORDS = [f"w{i}" for i in range(400)] + ["running", "runs", "connection", "connected", "connects", "happy",
+                                         "happiness", "Café", "cafe", "the", "a", "of", "generously", "general", "is"]
+
+
+def _corpus(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    weights = [1 / (i + 1) for i in range(len(WORDS))]  # Zipf-like: a few words in most texts
+    return [" ".join(rng.choices(WORDS, weights=weights, k=rng.randint(1, 30))) for _ in range(count)]
+
+
+def _queries(seed: int, count: int) -> list[list[str]]:
+    rng = random.Random(seed)
+    return [rng.sample(WORDS, rng.randint(1, 5)) for _ in range(count)]
+
+
+def _fts5(texts: list[str]) -> sqlite3.Connection:
+    connection = sqlite3.connect(":memory:")
+    connection.execute("CREATE VIRTUAL TABLE f USING fts5(content, tokenize='porter unicode61')")
+    connection.executemany("INSERT INTO f(rowid, content) VALUES (?, ?)", list(enumerate(texts)))
+    return connection
+
+
+def _index(texts: list[str], batch: int = 0) -> KeywordIndex:
+    index = KeywordIndex()
+    step = batch or len(texts)
+    for start in range(0, len(texts), step):
+        index.add(list(range(start, min(start + step, len(texts)))), texts[start : start + step])
+    return index
+
+
+def _scores(ranking: list[tuple[int, float]]) -> list[float]:
+    return [round(score, 9) for _, score in ranking]
+
+
+def test_terms_are_fts5s_porter_unicode61():
+    texts = ["Running connections, generously", "happiness at the Café_Bar is", "ab abc x2 ponies ties caresses"]
+    connection = _fts5(texts)
+    connection.execute("CREATE VIRTUAL TABLE v USING fts5vocab(f, row)")
+    assert {term for (term,) in connection.execute("SELECT term FROM v")} == {
+        term for text in texts for term in index_terms(text)}
+
+
+def test_scores_equal_fts5_bm25_with_and_without_a_filter():
+    texts = _corpus(1, 1500)
+    connection, index = _fts5(texts), _index(texts)
+    mask = np.zeros(len(texts), dtype=bool)
+    mask[::3] = True
+    for words in _queries(2, 150):
+        match = " OR ".join(f'"{word}"' for word in words)
+        rows = connection.execute("SELECT rowid, -bm25(f) AS s FROM f WHERE f MATCH ? ORDER BY s DESC",
+                                  [match]).fetchall()
+        assert _scores(index.rank(words, 20)) == _scores(rows[:20]), words
+        assert _scores(index.rank(words, 20, mask)) == _scores([r for r in rows if r[0] % 3 == 0][:20]), words
+
+
+def test_the_top_k_cut_returns_the_exhaustive_top_k(monkeypatch):
+    texts = _corpus(3, 3000)
+    index = _index(texts)
+    cut = 0
+    unique = np.unique
+
+    def counting(*args, **kwargs):  # every term read whole goes through one np.unique
+        nonlocal reads
+        reads += 1
+        return unique(*args, **kwargs)
+
+    monkeypatch.setattr(keyword_index.np, "unique", counting)
+    for words in _queries(4, 200):
+        reads = 0
+        every = index.rank(words, len(texts))  # k above the candidates: nothing is cut
+        whole = reads
+        reads = 0
+        assert index.rank(words, 10) == every[:10], words  # ties at the cut too: the lowest nodes
+        cut += reads < whole
+    assert cut > 20  # the cut did skip reading common terms whole (28 of these 200 queries)
+def test_built_in_batches_with_merges_ranks_as_built_at_once(monkeypatch):
+    monkeypatch.setattr(keyword_index, "_PENDING_MERGE", 50)  # merge often, and rank with postings pending
+    texts = _corpus(5, 800)
+    once, batched = _index(texts), _index(texts, batch=37)
+    assert batched.postings == once.postings
+    for words in _queries(6, 60):
+        assert batched.rank(words, 15) == once.rank(words, 15)
+
+
+def test_a_snapshot_round_trip_ranks_the_same_and_keeps_following():
+    texts = _corpus(7, 600)
+    index = _index(texts[:500])
+    restored = KeywordIndex.from_state(index.state())
+    for follower in (index, restored):
+        follower.add(list(range(500, 600)), texts[500:])
+    for words in _queries(8, 40):
+        assert restored.rank(words, 10) == index.rank(words, 10)
+
+
+def test_no_terms_an_empty_filter_and_unknown_words_rank_nothing():
+    index = _index(["alpha beta", "beta gamma"])
+    assert index.rank([], 10) == [] and index.rank(["zeta"], 10) == [] and KeywordIndex().rank(["alpha"], 5) == []
+    assert index.rank(["beta"], 10, np.zeros(2, dtype=bool)) == []
+    assert [node for node, _ in index.rank(["alpha", "gamma"], 10, np.array([False, True]))] == [1]
+
+
+@pytest.mark.parametrize("text", ["", "   ", "___", "!!!"])
+def test_a_text_without_tokens_still_counts_as_a_document(text):
+    index = _index([text, "alpha"])
+    assert index.documents == 2 and [node for node, _ in index.rank(["alpha"], 5)] == [1]
