@@ -237,6 +237,8 @@ class Settings(BaseModel):
 
     db: str = Field(default_factory=lambda: str(default_db_path()),
                     description="SQLite path or SQLAlchemy URL (postgresql+psycopg://...)")
+    replica_db: str | None = Field(None, description="a PostgreSQL streaming replica of db: reads go there once "
+                                                     "it has replayed what the process reflects, writes to db")
     nlp_model: str = Field("blank", description='"blank" (no download) or an installed spaCy pipeline name')
     tools: Literal["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"] = Field(
         "core", description="the MCP tool profile graphmem serve exposes (core, full, or a seed dialect)")

@@ -13,7 +13,10 @@ concept extractor, the settings and the write lock. A write is always the same f
    change-log entry read back like anyone else's.
 
 A read calls :meth:`UnitOfWork.fresh` first: one integer compared with the generation the
-projection reflects; when another process wrote, its changes are applied incrementally.
+projection reflects; when another process wrote, its changes are applied incrementally. With a
+replica (``replica_db``), reads go there once it has replayed the generation the projection reflects,
+and to the primary until then, so a lagging replica never hides this process's own writes
+(:mod:`graphmem.store.replicas`).
 """
 
 from __future__ import annotations
@@ -27,19 +30,12 @@ from typing import Any
 
 from graphmem.core.values import Memory
 from graphmem.settings import Settings
-from graphmem.store.changes import (
-    MEMORIES,
-    NOTHING,
-    RELOAD,
-    GenerationProbe,
-    append_changes,
-    bump_generation,
-    prune_changes,
-)
-from graphmem.store.engine import open_engine
+from graphmem.store.changes import MEMORIES, NOTHING, RELOAD, append_changes, bump_generation, prune_changes
+from graphmem.store.engine import open_engine, open_replica
 from graphmem.store.follow import follow
 from graphmem.store.projection import GraphProjection
 from graphmem.store.projection_snapshot import load_snapshot, save_snapshot, snapshot_path
+from graphmem.store.replicas import ReadRouter
 from graphmem.store.repository import Repository, StoredBatch
 from graphmem.store.semantic_index import Embedder
 from nlp import ConceptExtractor
@@ -94,13 +90,17 @@ class UnitOfWork:
 
     def __init__(self, settings: Settings, *, extractor: ConceptExtractor | None = None) -> None:
         self.settings = settings
-        self.engine = open_engine(settings.db)
-        self.repository = Repository(self.engine)
+        self.engine = open_engine(settings.db)  # the primary: every write, and reads without a replica
+        try:
+            self.router = ReadRouter(self.engine, open_replica(settings.replica_db) if settings.replica_db else None)
+        except BaseException:
+            self.engine.dispose()
+            raise
+        self.repository = Repository(self.engine, self._reader if settings.replica_db else None)
         self.extractor = extractor or ConceptExtractor(settings.nlp_model)
         self.projection = GraphProjection(settings.activation, settings.semantic, _embedder(settings))
         # Re-entrant: a write's after-commit step, and a use case that reads fresh inside a write.
         self._lock = threading.RLock()
-        self._probe = GenerationProbe(self.engine)
         self._snapshot = snapshot_path(self.engine)
         self._snapshot_generation = 0
         self._joined: Write | None = None  # the open write of :meth:`atomic`, which nested writes join
@@ -147,10 +147,12 @@ class UnitOfWork:
             yield session
 
     def fresh(self) -> GraphProjection:
-        """The projection, with every write committed by any process applied (call before a read)."""
-        if self._probe.generation() != self._seen:
+        """The projection, with every write committed by any process applied (call before a read); with a
+        replica, every write it has replayed, and never less than this process's own."""
+        engine, generation = self.router.freshest(self._seen)
+        if generation != self._seen:
             with self._lock:
-                self._seen = follow(self.projection, self.engine, self._seen)
+                self._seen = follow(self.projection, engine, self._seen)
         return self.projection
 
     def reload(self) -> None:
@@ -162,21 +164,26 @@ class UnitOfWork:
         """Keep a projection snapshot when the store moved on since the last one; release the connections."""
         if self._seen - self._snapshot_generation >= SNAPSHOT_EVERY:
             self._save_snapshot()
-        self._probe.close()
+        self.router.close()
         self.engine.dispose()
 
     def _open_projection(self) -> int:
         """The projection from its snapshot plus the change log since, or else from the rows."""
+        engine = self.router.reader(0)  # any replica will do: the process has seen nothing yet
         if self._snapshot is not None and self._snapshot.exists():
-            generation = load_snapshot(self.projection, self._snapshot, self.engine, self._probe.generation())
+            generation = load_snapshot(self.projection, self._snapshot, engine, self.router.generation(engine))
             if generation is not None:
                 self._snapshot_generation = generation
-                return follow(self.projection, self.engine, generation)
-        seen = self.projection.load(self.engine)
+                return follow(self.projection, engine, generation)
+        seen = self.projection.load(engine)
         if seen > 0 and self.projection.memory_count >= SNAPSHOT_MIN_MEMORIES:
             self._seen = seen
             self._save_snapshot()
         return seen
+
+    def _reader(self) -> Any:
+        """The engine a repository read uses: one whose rows reflect at least what the projection does."""
+        return self.router.reader(self._seen)
 
     def _save_snapshot(self) -> None:
         if self._snapshot is None or self.projection.memory_count < SNAPSHOT_MIN_MEMORIES:
