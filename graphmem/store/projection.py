@@ -220,6 +220,14 @@ class GraphProjection:
             facts = conn.execute(text("SELECT subject, object, confidence FROM fact")).all()
             contents = (conn.execute(text("SELECT content FROM memory ORDER BY seq")).scalars().all()
                         if self.semantic.enabled else [])
+        self.build(concepts, memories, mentions, edges, relations, facts, contents)
+        return store_generation
+
+    def build(self, concepts: Sequence[Sequence[Any]], memories: Sequence[Sequence[Any]], mentions: np.ndarray,
+              edges: Sequence[Sequence[Any]], relations: Sequence[Sequence[Any]], facts: Sequence[Sequence[Any]],
+              contents: Sequence[str]) -> None:
+        """Add rows read as :meth:`load` reads them (by it, or scoped to some projects by
+        :mod:`graphmem.store.project_scope`) to an empty projection."""
         with self.lock:
             self._load_concepts(concepts)
             self._load_memories(memories)
@@ -239,7 +247,6 @@ class GraphProjection:
             for subject, obj, confidence in facts:
                 self._add_fact_edge(subject, obj, confidence)
             self.graph.compact()
-        return store_generation
 
     def reload(self, engine: Engine) -> int:
         """Rebuild in place from the rows (after a bulk rewrite such as a hard delete); readers wait."""

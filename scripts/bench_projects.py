@@ -1,0 +1,263 @@
+"""Per-project bench (issue 26): what a server holding only the projects it serves costs, against one that
+projects the whole store.
+
+    python scripts/bench_projects.py --db /tmp/projects/projects.db --memories 100000 --projects 100
+
+The store holds ``--memories`` memories in ``--projects`` projects: project ``p00`` holds a tenth of them (10k
+at 100k, the project whose snapshot load is timed), the others share the rest evenly, and the projects'
+rows are interleaved (every project writes all the time), so a project's rows are spread over the whole
+file: the worst case for a per-project read. The text is the scale bench's (half agent notes, half chat
+turns). A missing store is built first (kept for the next run). Then, each in a fresh process:
+
+* **full**: ``MemoryService`` opens the whole store (its projection snapshot), runs the queries of the 5
+  served projects (``p01``–``p05``, each query filtered by its project); peak RSS, open time, p50s, and the
+  top-10 of every query;
+* **scoped**: a process that projects only the 5 served projects (``graphmem.store.project_scope``) runs the
+  same queries; peak RSS, load time from the rows per project, p50s, and the top-10 overlap with the full
+  process's (how far a per-project projection's ranking moves from the whole store's); then the first
+  query of a cold project (``p06``: load from the rows + the query), the save and load of ``p00``'s
+  per-project snapshot, and the cold first query from that snapshot;
+* **baseline**: the same process on an empty store, the RSS every server pays before it holds a memory.
+
+Results go to ``--json``; ``--table`` prints the Markdown table of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(_HERE))
+sys.path.insert(0, str(_HERE.parent))
+
+import conversation_synthetic  # noqa: E402
+import synthetic  # noqa: E402
+from bench_scale import _corpus, _rss_mib  # noqa: E402
+
+SERVED = ("p01", "p02", "p03", "p04", "p05")
+COLD, BIG = "p06", "p00"
+_QUERIES_PER_PROJECT = 20
+_CHUNK = 10_000
+
+
+def _project(index: int, projects: int) -> str:
+    # Records alternate notes and chat turns; pairs keep both kinds in every project.
+    return BIG if (index // 2) % 10 == 0 else f"p{1 + index % (projects - 1):02d}"
+
+
+def build(db: Path, memories: int, projects: int) -> None:
+    """Write the store and, beside it, the queries of every project (``<db>.queries.json``)."""
+    from graphmem import MemoryService, Settings
+
+    service = MemoryService(Settings.load(environ={}, db=str(db)))
+    corpus = _corpus()
+    kept: dict[str, dict[str, list[dict[str, object]]]] = {}
+    stored, start = 0, time.perf_counter()
+    while stored < memories:
+        records = []
+        for index in range(stored, min(stored + _CHUNK, memories)):
+            record = dict(next(corpus))
+            kind = "chats" if str(record["project"]).startswith("conv-") else "notes"
+            record["project"] = _project(index, projects)
+            pool = kept.setdefault(str(record["project"]), {"notes": [], "chats": []})[kind]
+            if len(pool) < 50:
+                pool.append(record)
+            records.append(record)
+        service.store_many(records)
+        stored += len(records)
+        print(f"  {stored:,} stored, {stored / (time.perf_counter() - start):,.0f} obs/s", file=sys.stderr,
+              flush=True)
+    service.uow._save_snapshot()
+    service.close()
+    half = _QUERIES_PER_PROJECT // 2
+    queries = {project: synthetic.queries(pools["notes"], half, seed=7)
+               + conversation_synthetic.queries(pools["chats"], half, seed=8) for project, pools in kept.items()}
+    Path(f"{db}.queries.json").write_text(json.dumps(queries), encoding="utf-8")
+
+
+def _timed(call: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = call()
+    return (time.perf_counter() - start) * 1000, result
+
+
+def _run_queries(service: Any, queries: dict[str, list[str]]) -> dict[str, Any]:
+    search_ms, associate_ms, tops = [], [], {}
+    for project in SERVED:
+        for query in queries[project][:3]:  # warm-up
+            service.search(query, project=project)
+        for query in queries[project]:
+            elapsed, found = _timed(lambda q=query, p=project: service.search(q, project=p, limit=10))
+            search_ms.append(elapsed)
+            tops[f"{project}|{query}"] = [hit.id for hit in found.hits]
+            elapsed, _ = _timed(lambda q=query, p=project: service.associate(q, project=p))
+            associate_ms.append(elapsed)
+    return {"search_p50_ms": statistics.median(search_ms), "associate_p50_ms": statistics.median(associate_ms),
+            "tops": tops}
+
+
+def _scoped_service(db: str, projects: tuple[str, ...], timings: dict[str, float]) -> Any:
+    """A ``MemoryService`` whose unit of work projects only ``projects`` (each loaded and timed on its own
+    first, then all together as the served projection)."""
+    from graphmem import MemoryService, Settings
+    from graphmem.service import memory_service, unit_of_work
+    from graphmem.store.project_scope import load_projects
+
+    class ScopedUnitOfWork(unit_of_work.UnitOfWork):
+        def _open_projection(self) -> int:
+            for project in projects:
+                single = type(self.projection)(self.settings.activation, self.settings.semantic,
+                                               self.projection.embedder)
+                timings[project], _ = _timed(lambda p=project, s=single: load_projects(s, self.engine, [p]))
+            timings["all_served"], generation = _timed(lambda: load_projects(self.projection, self.engine, projects))
+            return int(generation)
+
+    memory_service.UnitOfWork = ScopedUnitOfWork  # type: ignore[misc]  # this process only
+    return MemoryService(Settings.load(environ={}, db=db))
+
+
+def measure(mode: str, db: str, queries_path: str) -> dict[str, Any]:
+    from graphmem import MemoryService, Settings
+
+    queries: dict[str, list[str]] = json.loads(Path(queries_path).read_text(encoding="utf-8"))
+    before = _rss_mib()
+    if mode == "full":
+        open_ms, service = _timed(lambda: MemoryService(Settings.load(environ={}, db=db)))
+        result = {"open_ms": open_ms, "memories": service.projection.memory_count, **_run_queries(service, queries)}
+    elif mode == "baseline":
+        with tempfile.TemporaryDirectory() as folder:
+            service = MemoryService(Settings.load(environ={}, db=str(Path(folder) / "empty.db")))
+            service.search("warm up the model", project="p01")
+            result = {}
+    else:
+        timings: dict[str, float] = {}
+        open_ms, service = _timed(lambda: _scoped_service(db, SERVED, timings))
+        result = {"open_ms": open_ms, "load_ms": timings, "memories": service.projection.memory_count,
+                  **_run_queries(service, queries)}
+        result |= _cold_project(service, db, queries)
+    result |= {"rss_before_mib": before, "peak_rss_mib": _rss_mib("VmHWM"), "rss_mib": _rss_mib()}
+    service.close()
+    return result
+
+
+def _cold_project(service: Any, db: str, queries: dict[str, list[str]]) -> dict[str, Any]:
+    """The first query of a project the process does not hold yet, from the rows and from its snapshot."""
+    from graphmem.store.project_scope import load_projects
+    from graphmem.store.projection import GraphProjection
+    from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
+
+    uow = service.uow
+
+    def fresh_projection() -> GraphProjection:
+        return GraphProjection(uow.settings.activation, uow.settings.semantic, uow.projection.embedder)
+
+    loaded: dict[str, int] = {}
+
+    def first_query(project: str, load: Callable[[GraphProjection], Any]) -> tuple[float, float]:
+        cold = fresh_projection()
+        load_ms, _ = _timed(lambda: load(cold))
+        loaded[project] = cold.memory_count  # an unusable snapshot would leave it empty
+        served, uow.projection = uow.projection, cold
+        try:
+            query_ms, _ = _timed(lambda: service.search(queries[project][0], project=project, limit=10))
+        finally:
+            uow.projection = served
+        return load_ms, query_ms
+
+    rows_load, rows_query = first_query(COLD, lambda p: load_projects(p, uow.engine, [COLD]))
+    big = fresh_projection()
+    big_rows_ms, generation = _timed(lambda: load_projects(big, uow.engine, [BIG]))
+    path = Path(f"{db}.{BIG}.projection.npz")
+    save_ms, _ = _timed(lambda: save_snapshot(big, path, uow.engine, generation))
+    current = uow.router.generation(uow.engine)
+    snap_load, snap_query = first_query(BIG, lambda p: load_snapshot(p, path, uow.engine, current))
+    return {"cold_rows_load_ms": rows_load, "cold_rows_query_ms": rows_query, "big_memories": big.memory_count,
+            "big_rows_load_ms": big_rows_ms, "big_snapshot_save_ms": save_ms, "big_snapshot_bytes": path.stat().st_size,
+            "big_snapshot_load_ms": snap_load, "big_snapshot_query_ms": snap_query,
+            "big_snapshot_memories": loaded[BIG], "cold_memories_loaded": loaded[COLD]}
+
+
+def _in_fresh_process(mode: str, db: Path) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, __file__, "--measure", mode, "--db", str(db)], capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"measuring {mode} failed:\n{done.stderr[-4000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def overlap(full: dict[str, list[str]], scoped: dict[str, list[str]]) -> float:
+    """Mean share of the full projection's top-10 the scoped one also returns (1.0: the same sets)."""
+    shares = [len(set(full[key]) & set(scoped[key])) / len(full[key]) for key in full if full[key]]
+    return statistics.mean(shares) if shares else 1.0
+
+
+def format_table(results: dict[str, Any]) -> str:
+    full, scoped, base = results["full"], results["scoped"], results["baseline"]
+    loads = [scoped["load_ms"][p] for p in SERVED]
+    rows = [
+        ("memories projected", f"{full['memories']:,}", f"{scoped['memories']:,} (5 projects)"),
+        ("open to a ready projection (ms)", f"{full['open_ms']:,.0f}",
+         f"{scoped['open_ms']:,.0f} (rows; per project {min(loads):,.0f}–{max(loads):,.0f})"),
+        ("peak RSS (MiB)", f"{full['peak_rss_mib']:,.0f}", f"{scoped['peak_rss_mib']:,.0f}"),
+        ("peak RSS above the empty-store process (MiB)", f"{full['peak_rss_mib'] - base['peak_rss_mib']:,.0f}",
+         f"{scoped['peak_rss_mib'] - base['peak_rss_mib']:,.0f}"),
+        ("memory_search p50 (ms)", f"{full['search_p50_ms']:.1f}", f"{scoped['search_p50_ms']:.1f}"),
+        ("memory_associate p50 (ms)", f"{full['associate_p50_ms']:.1f}", f"{scoped['associate_p50_ms']:.1f}"),
+        ("top-10 overlap with the full projection", "1.00", f"{results['overlap']:.2f}"),
+    ]
+    lines = ["| measure | whole store | only the 5 served projects |", "|---|---|---|"]
+    lines += [f"| {name} | {a} | {b} |" for name, a, b in rows]
+    lines += ["", "| cold project | ms |", "|---|---|",
+              f"| {COLD} ({results['cold_memories']:,} memories): load from the rows | "
+              f"{scoped['cold_rows_load_ms']:,.0f} |",
+              f"| {COLD}: its first memory_search | {scoped['cold_rows_query_ms']:,.1f} |",
+              f"| {BIG} ({scoped['big_memories']:,} memories): load from the rows | "
+              f"{scoped['big_rows_load_ms']:,.0f} |",
+              f"| {BIG}: save its snapshot ({scoped['big_snapshot_bytes'] / 2**20:,.1f} MiB) | "
+              f"{scoped['big_snapshot_save_ms']:,.0f} |",
+              f"| {BIG}: load its snapshot ({scoped['big_snapshot_memories']:,} memories restored) | "
+              f"{scoped['big_snapshot_load_ms']:,.0f} |",
+              f"| {BIG}: its first memory_search after the snapshot load | {scoped['big_snapshot_query_ms']:,.1f} |",
+              "", f"empty-store process (the fixed cost of every server): peak RSS {base['peak_rss_mib']:,.0f} MiB"]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", type=Path, required=True, help="the SQLite store (built when missing)")
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--projects", type=int, default=100)
+    parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--table", action="store_true", help="print the table of --json and stop")
+    parser.add_argument("--measure", choices=["full", "scoped", "baseline"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:
+        print(json.dumps(measure(args.measure, str(args.db), f"{args.db}.queries.json")))
+        return 0
+    if args.table:
+        print(format_table(json.loads(args.json.read_text(encoding="utf-8"))))
+        return 0
+    if not args.db.exists():
+        args.db.parent.mkdir(parents=True, exist_ok=True)
+        build(args.db, args.memories, args.projects)
+    results: dict[str, Any] = {mode: _in_fresh_process(mode, args.db) for mode in ("baseline", "full", "scoped")}
+    results["overlap"] = overlap(results["full"].pop("tops"), results["scoped"].pop("tops"))
+    results["cold_memories"] = sum(1 for i in range(args.memories) if _project(i, args.projects) == COLD)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    print(format_table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
