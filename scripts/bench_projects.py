@@ -17,9 +17,17 @@ turns). A missing store is built first (kept for the next run). Then, each in a 
   process's (how far a per-project projection's ranking moves from the whole store's); then the first
   query of a cold project (``p06``: load from the rows + the query), the save and load of ``p00``'s
   per-project snapshot, and the cold first query from that snapshot;
-* **baseline**: the same process on an empty store, the RSS every server pays before it holds a memory.
+* **baseline**: the same process on a store of one memory (so the embedding model loads), the RSS every
+  server pays before it holds the store.
 
 Results go to ``--json``; ``--table`` prints the Markdown table of docs/benchmarks.md.
+
+    python scripts/bench_projects.py --changelog 5000
+
+instead times what the change log adds to a write on a private PostgreSQL server
+(``scripts/private_postgres.py``, durability off) and on SQLite: ``--changelog`` transactions that each bump
+the store generation and log one memory id (a write's own bookkeeping, without its rows), from one thread
+and from four at once, and the log's bytes per generation.
 """
 
 from __future__ import annotations
@@ -136,17 +144,45 @@ def measure(mode: str, db: str, queries_path: str) -> dict[str, Any]:
     elif mode == "baseline":
         with tempfile.TemporaryDirectory() as folder:
             service = MemoryService(Settings.load(environ={}, db=str(Path(folder) / "empty.db")))
-            service.search("warm up the model", project="p01")
+            service.store("One memory, so that the embedding model loads as in a serving process", project="p01")
+            service.search("embedding model loads", project="p01")
             result = {}
     else:
         timings: dict[str, float] = {}
         open_ms, service = _timed(lambda: _scoped_service(db, SERVED, timings))
         result = {"open_ms": open_ms, "load_ms": timings, "memories": service.projection.memory_count,
                   **_run_queries(service, queries)}
+        # The served process's RSS before the cold-project experiments (which load a 10k-memory project more).
+        result |= {"served_peak_rss_mib": _rss_mib("VmHWM"), "served_rss_mib": _rss_mib()}
         result |= _cold_project(service, db, queries)
+        result |= _unfiltered(service, queries)
     result |= {"rss_before_mib": before, "peak_rss_mib": _rss_mib("VmHWM"), "rss_mib": _rss_mib()}
+    result.setdefault("served_peak_rss_mib", result["peak_rss_mib"])
+    result.setdefault("served_rss_mib", result["rss_mib"])
     service.close()
     return result
+
+
+def _unfiltered(service: Any, queries: dict[str, list[str]]) -> dict[str, Any]:
+    """A query with no project filter on a per-project server: keyword-first over the database (the store-wide
+    full-text index, 100 candidates, their projects read back), then the projects those hits touch."""
+    from sqlalchemy import bindparam, text
+
+    lookup = text("SELECT seq, project_key FROM memory WHERE seq IN :seqs").bindparams(
+        bindparam("seqs", expanding=True))
+    elapsed, touched10, touched100 = [], [], []
+    for project in SERVED:
+        for query in queries[project]:
+            start = time.perf_counter()
+            ranked = service.uow.repository.bm25(query, 100)
+            with service.engine.connect() as connection:
+                projects = dict(connection.execute(lookup, {"seqs": [seq for seq, _ in ranked] or [-1]}).all())
+            elapsed.append((time.perf_counter() - start) * 1000)
+            touched10.append(len({projects[seq] for seq, _ in ranked[:10]}))
+            touched100.append(len({projects[seq] for seq, _ in ranked}))
+    return {"unfiltered_keyword_p50_ms": statistics.median(elapsed),
+            "unfiltered_projects_top10_p50": statistics.median(touched10),
+            "unfiltered_projects_top100_p50": statistics.median(touched100)}
 
 
 def _cold_project(service: Any, db: str, queries: dict[str, list[str]]) -> dict[str, Any]:
@@ -208,9 +244,13 @@ def format_table(results: dict[str, Any]) -> str:
         ("memories projected", f"{full['memories']:,}", f"{scoped['memories']:,} (5 projects)"),
         ("open to a ready projection (ms)", f"{full['open_ms']:,.0f}",
          f"{scoped['open_ms']:,.0f} (rows; per project {min(loads):,.0f}–{max(loads):,.0f})"),
-        ("peak RSS (MiB)", f"{full['peak_rss_mib']:,.0f}", f"{scoped['peak_rss_mib']:,.0f}"),
-        ("peak RSS above the empty-store process (MiB)", f"{full['peak_rss_mib'] - base['peak_rss_mib']:,.0f}",
-         f"{scoped['peak_rss_mib'] - base['peak_rss_mib']:,.0f}"),
+        ("peak RSS after open + queries (MiB)", f"{full['served_peak_rss_mib']:,.0f}",
+         f"{scoped['served_peak_rss_mib']:,.0f} ({scoped['served_peak_rss_mib'] / full['served_peak_rss_mib']:.0%})"),
+        ("RSS after open + queries (MiB)", f"{full['served_rss_mib']:,.0f}",
+         f"{scoped['served_rss_mib']:,.0f} ({scoped['served_rss_mib'] / full['served_rss_mib']:.0%})"),
+        ("RSS above the one-memory process (MiB)", f"{full['served_rss_mib'] - base['rss_mib']:,.0f}",
+         f"{scoped['served_rss_mib'] - base['rss_mib']:,.0f} "
+         f"({(scoped['served_rss_mib'] - base['rss_mib']) / (full['served_rss_mib'] - base['rss_mib']):.0%})"),
         ("memory_search p50 (ms)", f"{full['search_p50_ms']:.1f}", f"{scoped['search_p50_ms']:.1f}"),
         ("memory_associate p50 (ms)", f"{full['associate_p50_ms']:.1f}", f"{scoped['associate_p50_ms']:.1f}"),
         ("top-10 overlap with the full projection", "1.00", f"{results['overlap']:.2f}"),
@@ -228,19 +268,80 @@ def format_table(results: dict[str, Any]) -> str:
               f"| {BIG}: load its snapshot ({scoped['big_snapshot_memories']:,} memories restored) | "
               f"{scoped['big_snapshot_load_ms']:,.0f} |",
               f"| {BIG}: its first memory_search after the snapshot load | {scoped['big_snapshot_query_ms']:,.1f} |",
-              "", f"empty-store process (the fixed cost of every server): peak RSS {base['peak_rss_mib']:,.0f} MiB"]
+              "", "| no project filter, keyword-first over the database | |", "|---|---|",
+              f"| store-wide full-text top 100 + their projects, p50 (ms) | "
+              f"{scoped['unfiltered_keyword_p50_ms']:,.1f} |",
+              f"| projects among the top 10 / top 100, p50 | {scoped['unfiltered_projects_top10_p50']:g} / "
+              f"{scoped['unfiltered_projects_top100_p50']:g} |",
+              "", f"one-memory process (the fixed cost of every server: interpreter, libraries, embedding model): RSS "
+              f"{base['rss_mib']:,.0f} MiB"]
     return "\n".join(lines)
+
+
+def changelog(count: int) -> dict[str, Any]:
+    """The change log's cost per write: generation bump + one log row + commit, on PostgreSQL and SQLite."""
+    import threading
+    import uuid
+
+    from private_postgres import create_database, private_server
+    from sqlalchemy import text
+
+    from graphmem.store.changes import MEMORIES, append_changes, bump_generation, prune_changes
+    from graphmem.store.engine import open_engine
+    from graphmem.store.repository import Repository
+
+    def writes(engine: Any, n: int) -> None:
+        repository = Repository(engine)
+        for _ in range(n):
+            with repository.write_transaction() as session:  # as a write: SQLite's BEGIN IMMEDIATE, PG's timeout
+                generation = bump_generation(session)
+                append_changes(session, generation, {MEMORIES: {f"m_{uuid.uuid4().hex[:20]}"}})
+                prune_changes(session, generation)
+
+    def timed_rates(engine: Any) -> dict[str, float]:
+        writes(engine, 50)  # warm-up
+        elapsed, _ = _timed(lambda: writes(engine, count))
+        threads = [threading.Thread(target=writes, args=(engine, count // 4)) for _ in range(4)]
+        start = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        parallel = time.perf_counter() - start
+        return {"one_thread_writes_per_s": count / (elapsed / 1000), "ms_per_write": elapsed / count,
+                "four_threads_writes_per_s": (count // 4) * 4 / parallel}
+
+    results: dict[str, Any] = {}
+    with private_server() as server:
+        engine = open_engine(f"{server}/{create_database(server)}")
+        results["postgres"] = timed_rates(engine)
+        with engine.connect() as connection:
+            rows = connection.execute(text("SELECT count(*) FROM change_log")).scalar_one()
+            size = connection.execute(text("SELECT pg_total_relation_size('change_log')")).scalar_one()
+        results["postgres"] |= {"log_rows": rows, "log_bytes_per_row": size / rows}
+        engine.dispose()
+    with tempfile.TemporaryDirectory() as folder:
+        engine = open_engine(str(Path(folder) / "log.db"))
+        results["sqlite"] = timed_rates(engine)
+        engine.dispose()
+    return results
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--db", type=Path, required=True, help="the SQLite store (built when missing)")
+    parser.add_argument("--db", type=Path, help="the SQLite store (built when missing)")
+    parser.add_argument("--changelog", type=int, metavar="N", help="instead: time N change-log writes")
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--projects", type=int, default=100)
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--table", action="store_true", help="print the table of --json and stop")
     parser.add_argument("--measure", choices=["full", "scoped", "baseline"], help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.changelog:
+        print(json.dumps(changelog(args.changelog), indent=1))
+        return 0
+    if args.db is None:
+        parser.error("--db is required")
     if args.measure:
         print(json.dumps(measure(args.measure, str(args.db), f"{args.db}.queries.json")))
         return 0

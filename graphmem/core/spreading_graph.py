@@ -159,6 +159,18 @@ class SpreadingGraph:
         self._version += 1
         self._base_version += 1
 
+    def add_outside_edges(self, sources: npt.ArrayLike, weights: npt.ArrayLike) -> None:
+        """Count edges from ``sources`` to nodes this graph does not hold (a projection of part of a store: a
+        concept's mentions in the other projects), so a node passes on its activation in the same shares as
+        in the whole graph. Nothing flows along them."""
+        src = np.asarray(sources, dtype=np.int64)
+        w = np.asarray(weights, dtype=np.float64).astype(WEIGHT).astype(np.float64)  # as add_edges stores them
+        if src.size and (src.min() < 0 or src.max() >= self._n):
+            raise IndexError("edge source outside the graph")
+        np.add.at(self._out_strength, src, w)
+        np.add.at(self._out_degree, src, 1.0)
+        self._version += 1
+
     def set_spread_scale(self, nodes: npt.ArrayLike, scale: npt.ArrayLike) -> None:
         """Scale how much of its activation a node passes on (1 = all, 0 = none; the hub cap)."""
         self._spread_scale[np.asarray(nodes, dtype=np.int64)] = np.asarray(scale, dtype=np.float64)

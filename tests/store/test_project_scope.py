@@ -94,3 +94,17 @@ def test_the_loader_reads_one_snapshot_whatever_else_writes(settings, extractor)
         assert generation == service.uow.generation - 1 and scoped.memory_count == 1
     finally:
         service.close()
+
+
+def test_a_concept_splits_its_activation_as_in_the_whole_store(store):
+    service, _billing, _search = store
+    full = service.uow.fresh()
+    scoped = _projection(service)
+    load_projects(scoped, service.engine, ["billing"])
+    shared = [key for key in scoped.concept_nodes  # concepts the other projects mention too
+              if full.graph.out_strength[full.concept_nodes[key]] > scoped.graph.neighbors(
+                  scoped.concept_nodes[key])[1].sum() + 1e-9]
+    assert shared  # "webhook", "deliveries", ...
+    for key in scoped.concept_nodes:
+        assert scoped.graph.out_strength[scoped.concept_nodes[key]] == pytest.approx(
+            full.graph.out_strength[full.concept_nodes[key]]), key
