@@ -18,15 +18,17 @@ with the figures this loader measured (``scripts/bench_projects.py``).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from typing import Any
 
 import numpy as np
 from sqlalchemy import TextClause, bindparam, text
 from sqlalchemy.engine import Engine
 
+from graphmem.core.spreading_graph import WEIGHT
 from graphmem.store.changes import current_generation
 from graphmem.store.engine import snapshot
-from graphmem.store.projection import GraphProjection
+from graphmem.store.projection import GraphProjection, SeqIndex
 
 __all__ = ["load_projects"]
 
@@ -34,9 +36,16 @@ _IN_SCOPE = "SELECT seq FROM memory WHERE project_key IN :projects"
 _CONCEPTS_IN_SCOPE = f"SELECT DISTINCT concept_seq FROM mention WHERE memory_seq IN ({_IN_SCOPE})"
 
 
-def load_projects(projection: GraphProjection, engine: Engine, projects: Collection[str]) -> int:
+def load_projects(projection: GraphProjection, engine: Engine, projects: Collection[str], *,
+                  exact: bool = False) -> int:
     """Build ``projection`` (empty) from the rows of ``projects`` (project names; ``""`` is the memories with no
-    project) and return the store generation the rows are at."""
+    project) and return the store generation the rows are at.
+
+    A concept's mentions in other projects count in its out-strength: ``exact`` reads their weights (all the
+    store's mentions of the scope's concepts: most of the store, for the common ones); by default each counts
+    the mean weight of the concept's mentions inside the scope, and their number is the concept's store-wide
+    document frequency less its mentions inside, so nothing outside the scope is read.
+    """
     scope = {"projects": sorted(set(projects))}
 
     def query(sql: str) -> TextClause:
@@ -66,16 +75,37 @@ def load_projects(projection: GraphProjection, engine: Engine, projects: Collect
                                    f"WHERE subject IN ({keys}) AND object IN ({keys})"), scope).all()
         contents = (conn.execute(query("SELECT content FROM memory WHERE project_key IN :projects ORDER BY seq"),
                                  scope).scalars().all() if projection.semantic.enabled else [])
-        # The scope's concepts' mentions in the other projects: activation leaving a concept splits over all
-        # its memories in the whole store (measured: without them 0.69 of the whole store's top 10, with 0.99).
-        outside = np.array([tuple(row) for row in conn.execute(query(
+        outside = (np.array([tuple(row) for row in conn.execute(query(
             f"SELECT concept_seq, weight FROM mention WHERE concept_seq IN ({_CONCEPTS_IN_SCOPE}) "
-            f"AND memory_seq NOT IN ({_IN_SCOPE})"), scope)], dtype=np.float64).reshape(-1, 2)
+            f"AND memory_seq NOT IN ({_IN_SCOPE})"), scope)], dtype=np.float64).reshape(-1, 2) if exact else None)
     projection.build(concepts, memories, mentions, edges, relations, facts, contents)
-    if len(outside):
-        with projection.lock:
-            nodes = np.array([projection.concept_nodes[key] for _, key, _, _ in concepts], dtype=np.int64)
-            by_seq = dict(zip((int(seq) for seq, _, _, _ in concepts), nodes.tolist(), strict=True))
-            sources = np.array([by_seq[int(seq)] for seq in outside[:, 0]], dtype=np.int64)
-            projection.graph.add_outside_edges(sources, np.power(outside[:, 1], projection.settings.topic_exponent))
+    if concepts:
+        _count_outside_mentions(projection, concepts, mentions, outside)
     return generation
+
+
+def _count_outside_mentions(projection: GraphProjection, concepts: Sequence[Sequence[Any]], mentions: np.ndarray,
+                            outside: np.ndarray | None) -> None:
+    """Add each scope concept's mentions in other projects to its out-strength and out-degree (see
+    :func:`load_projects`): activation leaving a concept splits over all its memories in the whole store."""
+    exponent = projection.settings.topic_exponent
+    with projection.lock:
+        nodes = np.array([projection.concept_nodes[key] for _, key, _, _ in concepts], dtype=np.int64)
+        index = SeqIndex()  # concept seq → position in ``concepts``
+        index.assign(np.array([seq for seq, _, _, _ in concepts], dtype=np.int64), np.arange(len(concepts)))
+        if outside is not None:
+            at = index.lookup(outside[:, 0].astype(np.int64))
+            strength = np.bincount(at, weights=_stored(outside[:, 1]) ** exponent, minlength=len(concepts))
+            degree = np.bincount(at, minlength=len(concepts)).astype(np.float64)
+        else:
+            at = index.lookup(mentions[:, 1].astype(np.int64))
+            inside = np.bincount(at, minlength=len(concepts)).astype(np.float64)
+            inside_strength = np.bincount(at, weights=_stored(mentions[:, 2]) ** exponent, minlength=len(concepts))
+            df = np.array([df for _, _, _, df in concepts], dtype=np.float64)
+            degree = np.maximum(df - inside, 0.0)
+            strength = degree * inside_strength / np.maximum(inside, 1.0)
+        projection.graph.add_outside_edges(nodes, strength, degree)
+
+
+def _stored(weights: np.ndarray) -> np.ndarray:
+    return weights.astype(WEIGHT).astype(np.float64)  # as the graph stores an edge weight

@@ -99,12 +99,18 @@ def test_the_loader_reads_one_snapshot_whatever_else_writes(settings, extractor)
 def test_a_concept_splits_its_activation_as_in_the_whole_store(store):
     service, _billing, _search = store
     full = service.uow.fresh()
-    scoped = _projection(service)
-    load_projects(scoped, service.engine, ["billing"])
-    shared = [key for key in scoped.concept_nodes  # concepts the other projects mention too
-              if full.graph.out_strength[full.concept_nodes[key]] > scoped.graph.neighbors(
-                  scoped.concept_nodes[key])[1].sum() + 1e-9]
-    assert shared  # "webhook", "deliveries", ...
-    for key in scoped.concept_nodes:
-        assert scoped.graph.out_strength[scoped.concept_nodes[key]] == pytest.approx(
-            full.graph.out_strength[full.concept_nodes[key]]), key
+    exact, estimated = _projection(service), _projection(service)
+    load_projects(exact, service.engine, ["billing"], exact=True)
+    load_projects(estimated, service.engine, ["billing"])
+    shared = [key for key in exact.concept_nodes  # concepts the other projects mention too
+              if full.graph.out_strength[full.concept_nodes[key]] > exact.graph.neighbors(
+                  exact.concept_nodes[key])[1].sum() + 1e-9]
+    assert {"webhook", "delivery"} <= set(shared)
+    for key in exact.concept_nodes:
+        node, whole = exact.concept_nodes[key], full.concept_nodes[key]
+        assert exact.graph.out_strength[node] == pytest.approx(full.graph.out_strength[whole]), key
+        # Estimated from inside the scope: the right number of outside mentions, each of the concept's mean weight.
+        assert estimated.graph.out_degree[estimated.concept_nodes[key]] == full.graph.out_degree[whole], key
+    for key in shared:
+        assert estimated.graph.out_strength[estimated.concept_nodes[key]] > sum(
+            estimated.graph.neighbors(estimated.concept_nodes[key])[1]), key
