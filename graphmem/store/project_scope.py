@@ -96,7 +96,7 @@ def _count_outside_mentions(projection: GraphProjection, concepts: Sequence[Sequ
         if outside is not None:
             at = index.lookup(outside[:, 0].astype(np.int64))
             strength = np.bincount(at, weights=_stored(outside[:, 1]) ** exponent, minlength=len(concepts))
-            degree = np.bincount(at, minlength=len(concepts)).astype(np.float64)
+            degree: np.ndarray = np.bincount(at, minlength=len(concepts)).astype(np.float64)
         else:
             at = index.lookup(mentions[:, 1].astype(np.int64))
             inside = np.bincount(at, minlength=len(concepts)).astype(np.float64)
