@@ -95,7 +95,7 @@ def _count_outside_mentions(projection: GraphProjection, concepts: Sequence[Sequ
         index.assign(np.array([seq for seq, _, _, _ in concepts], dtype=np.int64), np.arange(len(concepts)))
         if outside is not None:
             at = index.lookup(outside[:, 0].astype(np.int64))
-            strength = np.bincount(at, weights=_stored(outside[:, 1]) ** exponent, minlength=len(concepts))
+            strength: np.ndarray = np.bincount(at, weights=_stored(outside[:, 1]) ** exponent, minlength=len(concepts))
             degree: np.ndarray = np.bincount(at, minlength=len(concepts)).astype(np.float64)
         else:
             at = index.lookup(mentions[:, 1].astype(np.int64))
