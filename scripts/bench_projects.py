@@ -198,9 +198,13 @@ def _cold_project(service: Any, db: str, queries: dict[str, list[str]]) -> dict[
 
     loaded: dict[str, int] = {}
 
+    grown: dict[str, float] = {}
+
     def first_query(project: str, load: Callable[[GraphProjection], Any]) -> tuple[float, float]:
         cold = fresh_projection()
+        before = _rss_mib()
         load_ms, _ = _timed(lambda: load(cold))
+        grown[project] = _rss_mib() - before  # what holding the project adds (from a snapshot: no transient)
         loaded[project] = cold.memory_count  # an unusable snapshot would leave it empty
         served, uow.projection = uow.projection, cold
         try:
@@ -219,7 +223,8 @@ def _cold_project(service: Any, db: str, queries: dict[str, list[str]]) -> dict[
     return {"cold_rows_load_ms": rows_load, "cold_rows_query_ms": rows_query, "big_memories": big.memory_count,
             "big_rows_load_ms": big_rows_ms, "big_snapshot_save_ms": save_ms, "big_snapshot_bytes": path.stat().st_size,
             "big_snapshot_load_ms": snap_load, "big_snapshot_query_ms": snap_query,
-            "big_snapshot_memories": loaded[BIG], "cold_memories_loaded": loaded[COLD]}
+            "big_snapshot_memories": loaded[BIG], "cold_memories_loaded": loaded[COLD],
+            "big_snapshot_rss_mib": grown[BIG]}
 
 
 def _in_fresh_process(mode: str, db: Path) -> dict[str, Any]:
@@ -267,6 +272,7 @@ def format_table(results: dict[str, Any]) -> str:
               f"{scoped['big_snapshot_save_ms']:,.0f} |",
               f"| {BIG}: load its snapshot ({scoped['big_snapshot_memories']:,} memories restored) | "
               f"{scoped['big_snapshot_load_ms']:,.0f} |",
+              f"| {BIG}: RSS its snapshot load adds (MiB) | {scoped['big_snapshot_rss_mib']:,.0f} |",
               f"| {BIG}: its first memory_search after the snapshot load | {scoped['big_snapshot_query_ms']:,.1f} |",
               "", "| no project filter, keyword-first over the database | |", "|---|---|",
               f"| store-wide full-text top 100 + their projects, p50 (ms) | "
