@@ -74,10 +74,11 @@ class Repository:
         return self.primary if self._reads is None else self._reads()
 
     @contextmanager
-    def transaction(self) -> Iterator[Session]:
+    def transaction(self, *, primary: bool = False) -> Iterator[Session]:
         """A read (or self-contained) session that commits on success and rolls back (raising
-        StorageError) on a database error."""
-        with Session(self.engine) as session, _failures_explained(session):
+        StorageError) on a database error; on the primary with ``primary`` (rows written outside the store
+        generation, which a replica's generation does not vouch for: the metrics)."""
+        with Session(self.primary if primary else self.engine) as session, _failures_explained(session):
             yield session
             session.commit()
 

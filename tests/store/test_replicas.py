@@ -146,6 +146,24 @@ def test_a_server_sees_its_own_write_on_its_next_read_while_the_replica_lags(sto
 
 
 @needs_servers
+def test_metrics_read_back_from_the_primary_while_the_replica_lags(store, extractor):
+    primary, standby = store
+    server = MemoryService(Settings.load(db=primary, replica_db=standby, environ={}), extractor=extractor)
+    try:
+        server.store("The ledger closes at midnight UTC", project="billing")
+        _until(lambda: _generation(standby) == server.uow.generation)
+        _replay(standby, "pause")
+        for _ in range(3):
+            server.search("ledger", project="billing")
+        assert server.metrics.flush() and not server.metrics._pending  # stored: nothing pending adds to them
+        calls = {summary.operation: summary.calls for summary in server.metrics.snapshot()}
+        assert calls["search"] == 3  # flushes bump no generation: the replica would still show none
+    finally:
+        _replay(standby, "resume")
+        server.close()
+
+
+@needs_servers
 def test_a_replica_of_another_store_is_refused(store, replicated, extractor):
     primary, _standby = store
     with pytest.raises(StorageError, match="holds no graphmem store"):
