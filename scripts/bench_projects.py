@@ -98,9 +98,9 @@ def _timed(call: Callable[[], Any]) -> tuple[float, Any]:
     return (time.perf_counter() - start) * 1000, result
 
 
-def _run_queries(service: Any, queries: dict[str, list[str]]) -> dict[str, Any]:
+def _run_queries(service: Any, queries: dict[str, list[str]], projects: tuple[str, ...] = SERVED) -> dict[str, Any]:
     search_ms, associate_ms, tops = [], [], {}
-    for project in SERVED:
+    for project in projects:
         for query in queries[project][:3]:  # warm-up
             service.search(query, project=project)
         for query in queries[project]:
@@ -140,7 +140,8 @@ def measure(mode: str, db: str, queries_path: str) -> dict[str, Any]:
     before = _rss_mib()
     if mode == "full":
         open_ms, service = _timed(lambda: MemoryService(Settings.load(environ={}, db=db)))
-        result = {"open_ms": open_ms, "memories": service.projection.memory_count, **_run_queries(service, queries)}
+        result = {"open_ms": open_ms, "memories": service.projection.memory_count, **_run_queries(service, queries),
+                  "cold_tops": _run_queries(service, queries, (COLD,))["tops"]}
     elif mode == "baseline":
         with tempfile.TemporaryDirectory() as folder:
             service = MemoryService(Settings.load(environ={}, db=str(Path(folder) / "empty.db")))
@@ -209,10 +210,13 @@ def _cold_project(service: Any, db: str, queries: dict[str, list[str]]) -> dict[
         served, uow.projection = uow.projection, cold
         try:
             query_ms, _ = _timed(lambda: service.search(queries[project][0], project=project, limit=10))
+            if project == COLD:  # a projection of this one project: its ranking against the whole store's
+                cold_tops.update(_run_queries(service, queries, (COLD,))["tops"])
         finally:
             uow.projection = served
         return load_ms, query_ms
 
+    cold_tops: dict[str, list[str]] = {}
     rows_load, rows_query = first_query(COLD, lambda p: load_projects(p, uow.engine, [COLD]))
     big = fresh_projection()
     big_rows_ms, generation = _timed(lambda: load_projects(big, uow.engine, [BIG]))
@@ -224,7 +228,7 @@ def _cold_project(service: Any, db: str, queries: dict[str, list[str]]) -> dict[
             "big_rows_load_ms": big_rows_ms, "big_snapshot_save_ms": save_ms, "big_snapshot_bytes": path.stat().st_size,
             "big_snapshot_load_ms": snap_load, "big_snapshot_query_ms": snap_query,
             "big_snapshot_memories": loaded[BIG], "cold_memories_loaded": loaded[COLD],
-            "big_snapshot_rss_mib": grown[BIG]}
+            "big_snapshot_rss_mib": grown[BIG], "cold_tops": cold_tops}
 
 
 def _in_fresh_process(mode: str, db: Path) -> dict[str, Any]:
@@ -266,6 +270,8 @@ def format_table(results: dict[str, Any]) -> str:
               f"| {COLD} ({results['cold_memories']:,} memories): load from the rows | "
               f"{scoped['cold_rows_load_ms']:,.0f} |",
               f"| {COLD}: its first memory_search | {scoped['cold_rows_query_ms']:,.1f} |",
+              f"| {COLD}: top-10 overlap of its own projection with the whole store's | "
+              f"{results.get('cold_overlap', float('nan')):.2f} |",
               f"| {BIG} ({scoped['big_memories']:,} memories): load from the rows | "
               f"{scoped['big_rows_load_ms']:,.0f} |",
               f"| {BIG}: save its snapshot ({scoped['big_snapshot_bytes'] / 2**20:,.1f} MiB) | "
@@ -359,6 +365,7 @@ def main() -> int:
         build(args.db, args.memories, args.projects)
     results: dict[str, Any] = {mode: _in_fresh_process(mode, args.db) for mode in ("baseline", "full", "scoped")}
     results["overlap"] = overlap(results["full"].pop("tops"), results["scoped"].pop("tops"))
+    results["cold_overlap"] = overlap(results["full"].pop("cold_tops"), results["scoped"].pop("cold_tops"))
     results["cold_memories"] = sum(1 for i in range(args.memories) if _project(i, args.projects) == COLD)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
