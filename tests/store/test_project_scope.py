@@ -114,3 +114,19 @@ def test_a_concept_splits_its_activation_as_in_the_whole_store(store):
     for key in shared:
         assert estimated.graph.out_strength[estimated.concept_nodes[key]] > sum(
             estimated.graph.neighbors(estimated.concept_nodes[key])[1]), key
+
+
+def test_a_scoped_projection_round_trips_through_a_snapshot_of_its_own(store, tmp_path):
+    from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
+
+    service, billing, _search = store
+    scoped = _projection(service)
+    generation = load_projects(scoped, service.engine, ["billing"])
+    path = tmp_path / "billing.projection.npz"
+    save_snapshot(scoped, path, service.engine, generation)
+    restored = _projection(service)
+    assert load_snapshot(restored, path, service.engine, service.uow.generation) == generation
+    assert set(restored.memory_nodes) == set(billing) and set(restored.concept_nodes) == set(scoped.concept_nodes)
+    # The outside mentions live in the out-strength and out-degree the snapshot keeps.
+    assert restored.graph.out_strength.tolist() == scoped.graph.out_strength.tolist()
+    assert restored.graph.out_degree.tolist() == scoped.graph.out_degree.tolist()
