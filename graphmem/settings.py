@@ -27,6 +27,7 @@ __all__ = [
     "HttpSettings",
     "LifecycleSettings",
     "LimitSettings",
+    "ProjectionSettings",
     "Settings",
     "StoreLocation",
     "check_database_url",
@@ -230,6 +231,18 @@ class LifecycleSettings(BaseModel):
         return tuple(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else value
 
 
+class ProjectionSettings(BaseModel):
+    """What a server holds in memory (docs/scaling.md): the whole store's projection, or one per project."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    partition: Literal["none", "project"] = Field(
+        "none", description='"none": one projection of the whole store; "project": one per project queried, '
+                            "loaded on its first query, evicted least recently used under budget_mib")
+    budget_mib: int = Field(1024, ge=1, le=1_048_576,
+                            description="partition = project: the projections a server keeps, in MiB")
+
+
 class Settings(BaseModel):
     """All of graphmem's configuration."""
 
@@ -252,6 +265,7 @@ class Settings(BaseModel):
     decay: DecaySettings = DecaySettings()
     lifecycle: LifecycleSettings = LifecycleSettings()
     http: HttpSettings = HttpSettings()
+    projection: ProjectionSettings = ProjectionSettings()
 
     @classmethod
     def load(cls, *, config_file: Path | None = None, environ: Mapping[str, str] | None = None,

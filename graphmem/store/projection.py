@@ -166,8 +166,15 @@ class GraphProjection:
         self._codes: dict[str, dict[str, int]] = {"project": {}, "kind": {}, "outcome": {}, "task_type": {},
                                                   "concept_kind": {}}
         self.memory_count = 0
+        self.outside_memories = 0  # the store's memories in projects a partial projection does not hold
         self._generation = 0  # bumped by every write to a column the visibility filter reads
         self._visible_cache: dict[tuple[VisibilityFilter, int, int], np.ndarray] = {}
+
+    @property
+    def store_memory_count(self) -> int:
+        """Memories in the whole store: the projection's own, plus, in a projection of some projects only
+        (:mod:`graphmem.store.project_scope`), those of the other projects."""
+        return self.memory_count + self.outside_memories
 
     # -- columns --------------------------------------------------------------------------------
     def col(self, name: str) -> np.ndarray:
