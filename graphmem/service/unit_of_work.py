@@ -178,14 +178,15 @@ class UnitOfWork:
         with self.repository.transaction() as session:
             yield session
 
-    def fresh(self, project: str | None = WHOLE_STORE) -> GraphProjection:
+    def fresh(self, project: str | None = WHOLE_STORE, query: str | None = None) -> GraphProjection:
         """The projection, with every write committed by any process applied (call before a read); with a
         replica, every write it has replayed, and never less than this process's own. With a pool, the
-        projection of ``project`` (a read filtered by one), or of the whole store."""
+        projection of ``project`` (a read filtered by one), or of the whole store, holding every concept of
+        the store that ``query`` may name."""
         engine, generation = self.router.freshest(self._seen)
         if self.pool is not None:
             with self._lock:
-                projection = self.pool.get(project, engine, generation)
+                projection = self.pool.get(project, engine, generation, self._query_concepts(query))
                 self._seen = max(self._seen, generation)
             self._selected.set(projection)
             return projection
@@ -226,6 +227,13 @@ class UnitOfWork:
             self._seen = seen
             self._save_snapshot()
         return seen
+
+    def _query_concepts(self, query: str | None) -> set[str]:
+        """Every concept key recall may look up for ``query``: its keys, their fallbacks, its n-grams."""
+        if query is None or self.pool is None:
+            return set()
+        keys = {name for key, fallbacks in self.extractor.query_keys(query) for name in (key, *fallbacks)}
+        return keys | {ngram for ngram in self.extractor.candidate_ngrams(query) if " " in ngram}
 
     def _reader(self) -> Any:
         """The engine a repository read uses: one whose rows reflect at least what the projection does."""

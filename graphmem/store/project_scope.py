@@ -142,6 +142,32 @@ class ProjectScope:
             self._rebuilt = True
             return self.load(projection, engine)
 
+    def admit(self, projection: GraphProjection, engine: Engine, names: Collection[str]) -> None:
+        """Add the store's concepts among ``names`` that the projection lacks, as guests: a node with its
+        store-wide df and its mentions (all elsewhere) in its out-strength, no edges. A query's words then match
+        the concepts they match in the whole store (a phrase only another project mentions is a seed that
+        reaches nothing here, not its words' fallback)."""
+        missing = sorted(set(names) - projection.concept_nodes.keys())
+        if not missing:
+            return
+        with snapshot(engine) as connection:
+            records = concept_records(connection, ConceptRow.__table__.c.key, missing)
+            if not records:
+                return
+            mention = MentionRow.__table__
+            outside = np.array([(int(c), float(w)) for c, w in select_in(
+                connection, (mention.c.concept_seq, mention.c.weight), mention.c.concept_seq,
+                sorted(rec.seq for rec in records.values()))], dtype=np.float64).reshape(-1, 2)
+        with projection.lock:
+            missing = sorted(set(records) - projection.concept_nodes.keys())  # a follow may have added some
+            if not missing:
+                return
+            guests = {key: records[key] for key in missing}
+            projection.apply_batch(StoredBatch(concepts=guests))
+            concepts = [(rec.seq, rec.key, rec.kind, rec.df) for rec in guests.values()]
+            seqs = np.array([seq for seq, *_ in concepts], dtype=np.float64)
+            _count_outside_mentions(projection, concepts, np.zeros((0, 3)), outside[np.isin(outside[:, 0], seqs)])
+
     def follow_memories(self, projection: GraphProjection, connection: Connection, ids: Collection[str]) -> None:
         """Apply the changed memories of the held projects; another project's new ones count in the figures
         of the held concepts they mention."""

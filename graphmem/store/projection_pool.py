@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,9 +68,11 @@ class ProjectionPool:
         self._lock = threading.RLock()
         self.loads = 0  # projections built so far (first reads and reloads after eviction)
 
-    def get(self, project: str | None, engine: Engine, generation: int) -> GraphProjection:
+    def get(self, project: str | None, engine: Engine, generation: int,
+            concepts: Collection[str] = ()) -> GraphProjection:
         """The projection of ``project`` (:data:`WHOLE_STORE`: all of it), reflecting at least ``generation``
-        of ``engine`` (a caught-up replica or the primary)."""
+        of ``engine`` (a caught-up replica or the primary), holding each of ``concepts`` (a query's) that the
+        store holds (:meth:`~graphmem.store.project_scope.ProjectScope.admit`)."""
         with self._lock:
             entry = self._entries.get(project)
             if entry is None:
@@ -81,6 +83,8 @@ class ProjectionPool:
                 nodes = entry.projection.graph.n_nodes
                 entry.generation = follow(entry.projection, engine, entry.generation, scope=entry.scope)
                 entry.nbytes = entry.nbytes * entry.projection.graph.n_nodes // max(nodes, 1)
+            if entry.scope is not None and concepts:
+                entry.scope.admit(entry.projection, engine, concepts)
             self._entries.move_to_end(project)
             self._evict(engine)
             return entry.projection
