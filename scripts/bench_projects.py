@@ -20,6 +20,15 @@ turns). A missing store is built first (kept for the next run). Then, each in a 
 * **baseline**: the same process on a store of one memory (so the embedding model loads), the RSS every
   server pays before it holds the store.
 
+    python scripts/bench_projects.py --db /tmp/projects/projects.db --pool --json pool.json
+
+instead measures the built pool (``projection.partition = "project"``) against the whole-store server:
+**pool** opens a partitioned ``MemoryService``, whose first query to each served project loads that project
+(timed), runs the same queries (p50s, RSS, top-10 overlap with the whole store's), then the first query to a
+cold project from its rows (``p06``), to ``p00`` from the snapshot a previous partitioned process wrote when
+it closed (``pool-prepare``), and last the queries with no project filter (the whole store's projection,
+loaded on demand: its first query, p50 and RSS).
+
 Results go to ``--json``; ``--table`` prints the Markdown table of docs/benchmarks.md.
 
     python scripts/bench_projects.py --changelog 5000
@@ -142,6 +151,11 @@ def measure(mode: str, db: str, queries_path: str) -> dict[str, Any]:
         open_ms, service = _timed(lambda: MemoryService(Settings.load(environ={}, db=db)))
         result = {"open_ms": open_ms, "memories": service.projection.memory_count, **_run_queries(service, queries),
                   "cold_tops": _run_queries(service, queries, (COLD,))["tops"]}
+    elif mode == "pool":
+        result = measure_pool(db, queries)
+        service = result.pop("_service")
+    elif mode == "pool-prepare":
+        return prepare_pool(db, queries)
     elif mode == "baseline":
         with tempfile.TemporaryDirectory() as folder:
             service = MemoryService(Settings.load(environ={}, db=str(Path(folder) / "empty.db")))
@@ -162,6 +176,84 @@ def measure(mode: str, db: str, queries_path: str) -> dict[str, Any]:
     result.setdefault("served_rss_mib", result["rss_mib"])
     service.close()
     return result
+
+
+def measure_pool(db: str, queries: dict[str, list[str]]) -> dict[str, Any]:
+    """The partitioned server (see the module docstring)."""
+    from graphmem import MemoryService, Settings
+
+    partitioned = Settings.load(environ={}, db=db, projection={"partition": "project"})
+    open_ms, service = _timed(lambda: MemoryService(partitioned))
+    first_ms = {}
+    for project in SERVED:  # the first query of each: load (the rows: under 1,000 memories, no snapshot) + search
+        first_ms[project], _ = _timed(lambda p=project: service.search(queries[p][0], project=p, limit=10))
+    result: dict[str, Any] = {"open_ms": open_ms, "first_query_ms": first_ms, **_run_queries(service, queries)}
+    pool = service.uow.pool
+    assert pool is not None
+    result |= {"memories": sum(entry.projection.memory_count for entry in pool.held().values()),
+               "pool_estimated_mib": pool.nbytes / 2**20,
+               "served_peak_rss_mib": _rss_mib("VmHWM"), "served_rss_mib": _rss_mib()}
+    result["cold_rows_first_query_ms"], _ = _timed(lambda: service.search(queries[COLD][0], project=COLD, limit=10))
+    result["cold_tops"] = _run_queries(service, queries, (COLD,))["tops"]
+    before = _rss_mib()
+    result["big_snapshot_first_query_ms"], _ = _timed(lambda: service.search(queries[BIG][0], project=BIG, limit=10))
+    result["big_snapshot_rss_mib"] = _rss_mib() - before
+    result["big_from_snapshot"] = pool.held()[BIG].saved > 0
+    result["big_memories"] = pool.held()[BIG].projection.memory_count
+    result["rss_before_unfiltered_mib"] = _rss_mib()
+    unfiltered = [query for project in SERVED for query in queries[project][:4]]
+    result["unfiltered_first_query_ms"], _ = _timed(lambda: service.search(unfiltered[0], limit=10))
+    elapsed = [_timed(lambda q=query: service.search(q, limit=10))[0] for query in unfiltered]
+    result["unfiltered_search_p50_ms"] = statistics.median(elapsed)
+    result["unfiltered_rss_mib"] = _rss_mib()
+    result["loads"] = pool.loads
+    service.uow.pool.close = lambda engine: None  # no snapshot writes when the measure closes
+    return result | {"_service": service}
+
+
+def prepare_pool(db: str, queries: dict[str, list[str]]) -> dict[str, Any]:
+    """A partitioned process that serves ``p00`` once and closes, writing its per-project snapshot."""
+    from graphmem import MemoryService, Settings
+
+    service = MemoryService(Settings.load(environ={}, db=db, projection={"partition": "project"}))
+    service.search(queries[BIG][0], project=BIG, limit=10)
+    pool = service.uow.pool
+    path = None if pool is None else pool.snapshot_of(BIG)
+    service.close()
+    return {"snapshot": str(path), "bytes": path.stat().st_size if path is not None and path.exists() else 0}
+
+
+def format_pool_table(results: dict[str, Any]) -> str:
+    full, pool, base = results["full"], results["pool"], results["baseline"]
+    firsts = list(pool["first_query_ms"].values())
+    above = pool["served_rss_mib"] - base["rss_mib"]
+    rows = [
+        ("memories projected", f"{full['memories']:,}", f"{pool['memories']:,} (5 projects)"),
+        ("open (ms)", f"{full['open_ms']:,.0f}", f"{pool['open_ms']:,.0f} (nothing loaded)"),
+        ("first query to each served project: load from the rows + search (ms)", "",
+         f"{min(firsts):,.0f}–{max(firsts):,.0f}"),
+        ("RSS after the served queries (MiB)", f"{full['served_rss_mib']:,.0f}",
+         f"{pool['served_rss_mib']:,.0f} ({pool['served_rss_mib'] / full['served_rss_mib']:.0%})"),
+        ("RSS above the one-memory process (MiB)", f"{full['served_rss_mib'] - base['rss_mib']:,.0f}",
+         f"{above:,.0f} ({above / (full['served_rss_mib'] - base['rss_mib']):.0%}; pool's own estimate "
+         f"{pool['pool_estimated_mib']:,.0f})"),
+        ("memory_search p50 (ms)", f"{full['search_p50_ms']:.1f}", f"{pool['search_p50_ms']:.1f}"),
+        ("memory_associate p50 (ms)", f"{full['associate_p50_ms']:.1f}", f"{pool['associate_p50_ms']:.1f}"),
+        ("top-10 overlap with the whole store's", "1.00", f"{results['overlap']:.2f}"),
+        (f"first query to cold {COLD} ({results['cold_memories']:,} memories, from the rows) (ms)", "",
+         f"{pool['cold_rows_first_query_ms']:,.0f} (top-10 overlap {results['cold_overlap']:.2f})"),
+        (f"first query to cold {BIG} ({pool['big_memories']:,} memories, from its snapshot) (ms)", "",
+         f"{pool['big_snapshot_first_query_ms']:,.0f} (+{pool['big_snapshot_rss_mib']:,.0f} MiB RSS)"),
+        ("no project filter: first query, loads the whole store's projection (ms)", "",
+         f"{pool['unfiltered_first_query_ms']:,.0f}"),
+        ("no project filter: memory_search p50 (ms)", "", f"{pool['unfiltered_search_p50_ms']:.1f}"),
+        ("RSS once the whole store's projection is held too (MiB)", "", f"{pool['unfiltered_rss_mib']:,.0f}"),
+    ]
+    lines = ["| measure | whole-store server | partitioned server (`projection.partition = \"project\"`) |",
+             "|---|---|---|"]
+    lines += [f"| {name} | {a} | {b} |" for name, a, b in rows]
+    lines += ["", f"one-memory process: RSS {base['rss_mib']:,.0f} MiB"]
+    return "\n".join(lines)
 
 
 def _unfiltered(service: Any, queries: dict[str, list[str]]) -> dict[str, Any]:
@@ -207,13 +299,13 @@ def _cold_project(service: Any, db: str, queries: dict[str, list[str]]) -> dict[
         load_ms, _ = _timed(lambda: load(cold))
         grown[project] = _rss_mib() - before  # what holding the project adds (from a snapshot: no transient)
         loaded[project] = cold.memory_count  # an unusable snapshot would leave it empty
-        served, uow.projection = uow.projection, cold
+        served, uow._projection = uow.projection, cold
         try:
             query_ms, _ = _timed(lambda: service.search(queries[project][0], project=project, limit=10))
             if project == COLD:  # a projection of this one project: its ranking against the whole store's
                 cold_tops.update(_run_queries(service, queries, (COLD,))["tops"])
         finally:
-            uow.projection = served
+            uow._projection = served
         return load_ms, query_ms
 
     cold_tops: dict[str, list[str]] = {}
@@ -347,7 +439,9 @@ def main() -> int:
     parser.add_argument("--projects", type=int, default=100)
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--table", action="store_true", help="print the table of --json and stop")
-    parser.add_argument("--measure", choices=["full", "scoped", "baseline"], help=argparse.SUPPRESS)
+    parser.add_argument("--pool", action="store_true", help="measure the partitioned server instead of the loader")
+    parser.add_argument("--measure", choices=["full", "scoped", "baseline", "pool", "pool-prepare"],
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.changelog:
         print(json.dumps(changelog(args.changelog), indent=1))
@@ -358,18 +452,21 @@ def main() -> int:
         print(json.dumps(measure(args.measure, str(args.db), f"{args.db}.queries.json")))
         return 0
     if args.table:
-        print(format_table(json.loads(args.json.read_text(encoding="utf-8"))))
+        table = json.loads(args.json.read_text(encoding="utf-8"))
+        print(format_pool_table(table) if "pool" in table else format_table(table))
         return 0
     if not args.db.exists():
         args.db.parent.mkdir(parents=True, exist_ok=True)
         build(args.db, args.memories, args.projects)
-    results: dict[str, Any] = {mode: _in_fresh_process(mode, args.db) for mode in ("baseline", "full", "scoped")}
-    results["overlap"] = overlap(results["full"].pop("tops"), results["scoped"].pop("tops"))
-    results["cold_overlap"] = overlap(results["full"].pop("cold_tops"), results["scoped"].pop("cold_tops"))
+    modes = ("baseline", "full", "pool-prepare", "pool") if args.pool else ("baseline", "full", "scoped")
+    results: dict[str, Any] = {mode: _in_fresh_process(mode, args.db) for mode in modes}
+    other = "pool" if args.pool else "scoped"
+    results["overlap"] = overlap(results["full"].pop("tops"), results[other].pop("tops"))
+    results["cold_overlap"] = overlap(results["full"].pop("cold_tops"), results[other].pop("cold_tops"))
     results["cold_memories"] = sum(1 for i in range(args.memories) if _project(i, args.projects) == COLD)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
-    print(format_table(results))
+    print(format_pool_table(results) if args.pool else format_table(results))
     return 0
 
 
