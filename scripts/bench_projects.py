@@ -25,8 +25,8 @@ turns). A missing store is built first (kept for the next run). Then, each in a 
 instead measures the built pool (``projection.partition = "project"``) against the whole-store server:
 **pool** opens a partitioned ``MemoryService``, whose first query to each served project loads that project
 (timed), runs the same queries (p50s, RSS, top-10 overlap with the whole store's), then the first query to a
-cold project from its rows (``p06``), to ``p00`` from the snapshot a previous partitioned process wrote when
-it closed (``pool-prepare``), and last the queries with no project filter (the whole store's projection,
+cold project from its rows (``p06``), to ``p00`` and ``p07`` from the snapshots a previous partitioned process
+wrote when it closed (``pool-prepare``), and last the queries with no project filter (the whole store's projection,
 loaded on demand: its first query, p50 and RSS).
 
 Results go to ``--json``; ``--table`` prints the Markdown table of docs/benchmarks.md.
@@ -61,7 +61,7 @@ import synthetic  # noqa: E402
 from bench_scale import _corpus, _rss_mib  # noqa: E402
 
 SERVED = ("p01", "p02", "p03", "p04", "p05")
-COLD, BIG = "p06", "p00"
+COLD, BIG, SMALL = "p06", "p00", "p07"  # SMALL: a cold small project whose snapshot a previous process wrote
 _QUERIES_PER_PROJECT = 20
 _CHUNK = 10_000
 
@@ -200,6 +200,10 @@ def measure_pool(db: str, queries: dict[str, list[str]]) -> dict[str, Any]:
     result["big_snapshot_rss_mib"] = _rss_mib() - before
     result["big_from_snapshot"] = pool.held()[BIG].saved > 0
     result["big_memories"] = pool.held()[BIG].projection.memory_count
+    result["small_snapshot_first_query_ms"], _ = _timed(
+        lambda: service.search(queries[SMALL][0], project=SMALL, limit=10))
+    result["small_from_snapshot"] = pool.held()[SMALL].saved > 0
+    result["small_memories"] = pool.held()[SMALL].projection.memory_count
     result["rss_before_unfiltered_mib"] = _rss_mib()
     unfiltered = [query for project in SERVED for query in queries[project][:4]]
     result["unfiltered_first_query_ms"], _ = _timed(lambda: service.search(unfiltered[0], limit=10))
@@ -212,11 +216,12 @@ def measure_pool(db: str, queries: dict[str, list[str]]) -> dict[str, Any]:
 
 
 def prepare_pool(db: str, queries: dict[str, list[str]]) -> dict[str, Any]:
-    """A partitioned process that serves ``p00`` once and closes, writing its per-project snapshot."""
+    """A partitioned process that serves ``p00`` and ``p07`` once and closes, writing their snapshots."""
     from graphmem import MemoryService, Settings
 
     service = MemoryService(Settings.load(environ={}, db=db, projection={"partition": "project"}))
     service.search(queries[BIG][0], project=BIG, limit=10)
+    service.search(queries[SMALL][0], project=SMALL, limit=10)
     pool = service.uow.pool
     path = None if pool is None else pool.snapshot_of(BIG)
     service.close()
@@ -244,6 +249,8 @@ def format_pool_table(results: dict[str, Any]) -> str:
          f"{pool['cold_rows_first_query_ms']:,.0f} (top-10 overlap {results['cold_overlap']:.2f})"),
         (f"first query to cold {BIG} ({pool['big_memories']:,} memories, from its snapshot) (ms)", "",
          f"{pool['big_snapshot_first_query_ms']:,.0f} (+{pool['big_snapshot_rss_mib']:,.0f} MiB RSS)"),
+        (f"first query to cold {SMALL} ({pool['small_memories']:,} memories, from its snapshot) (ms)", "",
+         f"{pool['small_snapshot_first_query_ms']:,.0f}"),
         ("no project filter: first query, loads the whole store's projection (ms)", "",
          f"{pool['unfiltered_first_query_ms']:,.0f}"),
         ("no project filter: memory_search p50 (ms)", "", f"{pool['unfiltered_search_p50_ms']:.1f}"),

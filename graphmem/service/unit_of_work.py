@@ -58,9 +58,9 @@ Effect = Callable[[GraphProjection], None]
 # moved on by this many generations since the last one, so a one-shot CLI store does not rewrite it.
 SNAPSHOT_MIN_MEMORIES = 5_000
 SNAPSHOT_EVERY = 200
-# A partitioned server writes a project's snapshot when it drops or closes a projection this large (a load
-# from the rows takes ~150 ms at 1k memories, ~1.3 s at 10k; from a snapshot ~50 ms at 10k).
-PROJECT_SNAPSHOT_MIN_MEMORIES = 1_000
+# A partitioned server writes a project's snapshot when it drops or closes a projection this large: a load
+# from the rows embeds every text again (~0.4-0.6 s at 900 memories, most of it the embedding; docs/scaling.md).
+PROJECT_SNAPSHOT_MIN_MEMORIES = 100
 
 
 @dataclass(slots=True)
