@@ -13,9 +13,10 @@ from graphmem.service import unit_of_work
 from graphmem.store.projection_pool import WHOLE_STORE
 
 PROJECTS = ("alpha", "beta", "gamma")
-WORDS = ("webhook retry stripe billing invoice refund search index queue worker deploy kubernetes cache redis "
-         "postgres migration schema token auth login session timeout latency alert page oncall rollback release "
-         "branch merge review test flaky build docker image registry").split()
+WORDS = ["webhook", "retry", "stripe", "billing", "invoice", "refund", "search", "index", "queue", "worker",
+         "deploy", "kubernetes", "cache", "redis", "postgres", "migration", "schema", "token", "auth", "login",
+         "session", "timeout", "latency", "alert", "page", "oncall", "rollback", "release", "branch", "merge",
+         "review", "test", "flaky", "build", "docker", "image", "registry"]
 QUERIES = ("webhook retry", "redis cache timeout", "docker image registry build", "login session token",
            "rollback release", "flaky webhook retry docker")
 
