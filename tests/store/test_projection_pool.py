@@ -96,6 +96,22 @@ def test_a_relation_from_another_project_hides_what_it_replaces(stores):
     assert old not in [hit.id for hit in pooled.search("webhook retry budget", project="alpha").hits]
 
 
+def test_a_relation_into_a_project_not_loaded_adds_no_edge_and_stays_a_relation(stores):
+    base, pooled = stores
+    here = pooled.store("the redis cache timeout is ten seconds", project="alpha").id
+    there = pooled.store("the redis cache timeout moved to thirty seconds", project="gamma").id
+    pooled.relations.relate(here, there, "related")
+    found = [hit.id for hit in pooled.search("redis cache timeout seconds", project="alpha").hits]
+    assert here in found and there not in found
+    alpha = pooled.uow.pool.held()["alpha"].projection
+    assert there not in alpha.memory_nodes and not any(here in (edge.source_id, edge.target_id)
+                                                       for edge in alpha.relations.values())
+    opened = pooled.open([here])  # the relation itself is read from the rows
+    assert [(r.source_id, r.target_id) for r in opened.relations] == [(here, there)]
+    assert opened.concepts[here]  # the concepts of the whole store's projection, loaded for it
+    assert set(pooled.uow.pool.held()) == {"alpha", WHOLE_STORE}
+
+
 def test_eviction_under_a_tiny_budget_reloads_from_the_project_snapshot(settings, extractor, stores, monkeypatch):
     base, _ = stores
     monkeypatch.setattr(unit_of_work, "PROJECT_SNAPSHOT_MIN_MEMORIES", 1)
