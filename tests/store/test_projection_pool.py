@@ -97,7 +97,7 @@ def test_a_relation_from_another_project_hides_what_it_replaces(stores):
 
 
 def test_a_relation_into_a_project_not_loaded_adds_no_edge_and_stays_a_relation(stores):
-    base, pooled = stores
+    _base, pooled = stores
     here = pooled.store("the redis cache timeout is ten seconds", project="alpha").id
     there = pooled.store("the redis cache timeout moved to thirty seconds", project="gamma").id
     pooled.relations.relate(here, there, "related")
