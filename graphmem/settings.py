@@ -27,6 +27,7 @@ __all__ = [
     "HttpSettings",
     "LifecycleSettings",
     "LimitSettings",
+    "ProjectionSettings",
     "Settings",
     "StoreLocation",
     "check_database_url",
@@ -232,6 +233,18 @@ class LifecycleSettings(BaseModel):
         return tuple(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else value
 
 
+class ProjectionSettings(BaseModel):
+    """What a server holds in memory (docs/scaling.md): the whole store's projection, or one per project."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    partition: Literal["none", "project"] = Field(
+        "none", description='"none": one projection of the whole store; "project": one per project queried, '
+                            "loaded on its first query, evicted least recently used under budget_mib")
+    budget_mib: int = Field(1024, ge=1, le=1_048_576,
+                            description="partition = project: the projections a server keeps, in MiB")
+
+
 class Settings(BaseModel):
     """All of graphmem's configuration."""
 
@@ -239,6 +252,8 @@ class Settings(BaseModel):
 
     db: str = Field(default_factory=lambda: str(default_db_path()),
                     description="SQLite path or SQLAlchemy URL (postgresql+psycopg://...)")
+    replica_db: str | None = Field(None, description="a PostgreSQL streaming replica of db: reads go there once "
+                                                     "it has replayed what the process reflects, writes to db")
     nlp_model: str = Field("blank", description='"blank" (no download) or an installed spaCy pipeline name')
     tools: Literal["core", "full", "kirograph", "kyew", "cortexgraph", "tam", "reference"] = Field(
         "core", description="the MCP tool profile graphmem serve exposes (core, full, or a seed dialect)")
@@ -252,6 +267,7 @@ class Settings(BaseModel):
     decay: DecaySettings = DecaySettings()
     lifecycle: LifecycleSettings = LifecycleSettings()
     http: HttpSettings = HttpSettings()
+    projection: ProjectionSettings = ProjectionSettings()
 
     @classmethod
     def load(cls, *, config_file: Path | None = None, environ: Mapping[str, str] | None = None,

@@ -5,6 +5,9 @@
         url = f"{server}/{name}"              # a GRAPHMEM_DB value
     # stopped (immediate) and its directory deleted
 
+    with private_replicated_servers() as (primary, standby):   # a primary and its streaming hot standby
+        ...                                                     # (pg_basebackup -R), each on its own port
+
 The binaries come from ``PATH`` or ``/usr/lib/postgresql/*/bin`` (the newest). PostgreSQL refuses to run as
 root, so as root the server runs as the ``postgres`` user (or ``nobody``) through ``runuser`` (or ``su``).
 Durability is off (``fsync``, ``full_page_writes``, ``synchronous_commit``): the data is thrown away.
@@ -27,7 +30,7 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Connection, Engine
 
-__all__ = ["binaries", "create_database", "drop_database", "private_server"]
+__all__ = ["binaries", "create_database", "drop_database", "private_replicated_servers", "private_server"]
 
 
 def binaries() -> tuple[str, str] | None:
@@ -54,24 +57,46 @@ def private_server() -> Iterator[str]:
                                 "--locale=C"])
         if created.returncode != 0:
             raise RuntimeError(f"initdb failed: {created.stderr}")
-        # Durability off: the data is thrown away, and fsync costs most of the start-up and CREATE DATABASE.
-        options = (f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off "
-                   "-c synchronous_commit=off")
-        log = root / "server.log"
-        started = _run(prefix, [pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "start"])
-        if started.returncode != 0:
-            raise RuntimeError(f"pg_ctl start failed: {started.stderr}"
-                               + (log.read_text(errors="replace") if log.exists() else ""))
+        _start(prefix, pg_ctl, root, data, port, "server.log")
         url = f"postgresql+psycopg://postgres@127.0.0.1:{port}"
+        _ROOTS[url] = root
         try:
             yield url
         finally:
+            _ROOTS.pop(url, None)
             admin = _ADMIN.pop(url, None)
             if admin is not None:
                 admin.dispose()
             _run(prefix, [pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"])
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextmanager
+def private_replicated_servers() -> Iterator[tuple[str, str]]:
+    """Start a primary and a hot standby streaming from it (``pg_basebackup -R`` writes the standby signal and
+    its ``primary_conninfo``); yield both admin URLs; stop both and delete their files.
+
+    A database created on the primary appears on the standby once replayed; the standby is read-only.
+    """
+    found, basebackup = binaries(), _server_binary("pg_basebackup")
+    if found is None or basebackup is None:
+        raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) are not installed")
+    with private_server() as primary:
+        _initdb, pg_ctl = found
+        port = int(primary.rsplit(":", 1)[1])
+        root = _ROOTS[primary]
+        prefix = _as_unprivileged(root)
+        standby_data, standby_port = root / "standby", _free_port()
+        copied = _run(prefix, [basebackup, "-D", str(standby_data), "-h", "127.0.0.1", "-p", str(port), "-U",
+                               "postgres", "-X", "stream", "-R", "-c", "fast"])
+        if copied.returncode != 0:
+            raise RuntimeError(f"pg_basebackup failed: {copied.stderr}")
+        _start(prefix, pg_ctl, root, standby_data, standby_port, "standby.log")
+        try:
+            yield primary, f"postgresql+psycopg://postgres@127.0.0.1:{standby_port}"
+        finally:
+            _run(prefix, [pg_ctl, "-D", str(standby_data), "-m", "immediate", "-w", "stop"])
 
 
 def create_database(server: str, template: str | None = None) -> str:
@@ -91,6 +116,18 @@ def drop_database(server: str, name: str) -> None:
 
 
 _ADMIN: dict[str, Engine] = {}
+_ROOTS: dict[str, Path] = {}  # each running private server's directory
+
+
+def _start(prefix: list[str], pg_ctl: str, root: Path, data: Path, port: int, log_name: str) -> None:
+    # Durability off: the data is thrown away, and fsync costs most of the start-up and CREATE DATABASE.
+    options = (f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off "
+               "-c synchronous_commit=off")
+    log = root / log_name
+    started = _run(prefix, [pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "start"])
+    if started.returncode != 0:
+        raise RuntimeError(f"pg_ctl start failed: {started.stderr}"
+                           + (log.read_text(errors="replace") if log.exists() else ""))
 
 
 @contextmanager

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from graphmem.settings import ActivationSettings, FusionSettings, SemanticSettings
+from graphmem.settings import ActivationSettings, FusionSettings, ProjectionSettings, SemanticSettings
 
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text(encoding="utf-8")
 ROW = re.compile(r"^\| (`[^|]+`) \| (`[^|]+`) \|", re.MULTILINE)
@@ -26,7 +26,8 @@ def _documented(section: str) -> dict[str, str]:
 
 @pytest.mark.parametrize(("section", "model"), [("## Activation", ActivationSettings()),
                                                 ("## Search fusion", FusionSettings()),
-                                                ("## Semantic", SemanticSettings())])
+                                                ("## Semantic", SemanticSettings()),
+                                                ("### Per-project projections", ProjectionSettings())])
 def test_every_default_is_documented_with_its_value(section: str, model: BaseModel) -> None:
     documented = _documented(section)
     for name, value in model.model_dump().items():

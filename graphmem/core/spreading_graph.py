@@ -84,6 +84,13 @@ class SpreadingGraph:
         view.flags.writeable = False
         return view
 
+    @property
+    def out_degree(self) -> FloatArray:
+        """Number of outgoing edges per node (read-only view)."""
+        view = self._out_degree[: self._n]
+        view.flags.writeable = False
+        return view
+
     def add_nodes(self, count: int) -> range:
         """Append ``count`` isolated nodes and return their indices."""
         start = self._n
@@ -158,6 +165,17 @@ class SpreadingGraph:
         self._base_t = None
         self._version += 1
         self._base_version += 1
+
+    def add_outside_edges(self, nodes: npt.ArrayLike, strength: npt.ArrayLike, degree: npt.ArrayLike) -> None:
+        """Count, per node, ``degree`` edges of total weight ``strength`` to nodes this graph does not hold (a
+        projection of part of a store: a concept's mentions in the other projects), so a node passes on its
+        activation in the same shares as in the whole graph. Nothing flows along them."""
+        at = np.asarray(nodes, dtype=np.int64)
+        if at.size and (at.min() < 0 or at.max() >= self._n):
+            raise IndexError("node outside the graph")
+        np.add.at(self._out_strength, at, np.asarray(strength, dtype=np.float64))
+        np.add.at(self._out_degree, at, np.asarray(degree, dtype=np.float64))
+        self._version += 1
 
     def set_spread_scale(self, nodes: npt.ArrayLike, scale: npt.ArrayLike) -> None:
         """Scale how much of its activation a node passes on (1 = all, 0 = none; the hub cap)."""

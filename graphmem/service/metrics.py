@@ -116,7 +116,7 @@ class MetricsRecorder:
 
     def snapshot(self) -> tuple[MetricSummary, ...]:
         """Stored totals plus what is still pending, by operation name."""
-        with self.repository.transaction() as session:
+        with self.repository.transaction(primary=True) as session:  # flushes bump no generation
             totals = load_totals(session)
         with self._lock:
             for operation, delta in self._pending.items():

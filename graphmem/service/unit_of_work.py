@@ -13,7 +13,16 @@ concept extractor, the settings and the write lock. A write is always the same f
    change-log entry read back like anyone else's.
 
 A read calls :meth:`UnitOfWork.fresh` first: one integer compared with the generation the
-projection reflects; when another process wrote, its changes are applied incrementally.
+projection reflects; when another process wrote, its changes are applied incrementally. With a
+replica (``replica_db``), reads go there once it has replayed the generation the projection reflects,
+and to the primary until then, so a lagging replica never hides this process's own writes
+(:mod:`graphmem.store.replicas`).
+
+With ``projection.partition = "project"`` the unit of work holds no projection of its own: a
+:class:`~graphmem.store.projection_pool.ProjectionPool` holds one per project, and :meth:`UnitOfWork.fresh`
+takes the project of the read (recall passes its filter's), loads or follows that project's projection and
+makes it the one :attr:`UnitOfWork.projection` returns for the rest of the read (per thread and task). A
+write then only records its generation; each held projection follows the change log on its next read.
 """
 
 from __future__ import annotations
@@ -22,24 +31,19 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphmem.core.values import Memory
 from graphmem.settings import Settings
-from graphmem.store.changes import (
-    MEMORIES,
-    NOTHING,
-    RELOAD,
-    GenerationProbe,
-    append_changes,
-    bump_generation,
-    prune_changes,
-)
-from graphmem.store.engine import open_engine
+from graphmem.store.changes import MEMORIES, NOTHING, RELOAD, append_changes, bump_generation, prune_changes
+from graphmem.store.engine import open_engine, open_replica
 from graphmem.store.follow import follow
 from graphmem.store.projection import GraphProjection
+from graphmem.store.projection_pool import WHOLE_STORE, ProjectionPool
 from graphmem.store.projection_snapshot import load_snapshot, save_snapshot, snapshot_path
+from graphmem.store.replicas import ReadRouter
 from graphmem.store.repository import Repository, StoredBatch
 from graphmem.store.semantic_index import Embedder
 from nlp import ConceptExtractor
@@ -54,6 +58,9 @@ Effect = Callable[[GraphProjection], None]
 # moved on by this many generations since the last one, so a one-shot CLI store does not rewrite it.
 SNAPSHOT_MIN_MEMORIES = 5_000
 SNAPSHOT_EVERY = 200
+# A partitioned server writes a project's snapshot when it drops or closes a projection this large: a load
+# from the rows embeds every text again (~150 ms at 900 memories on a quiet machine, half of it the embedding).
+PROJECT_SNAPSHOT_MIN_MEMORIES = 100
 
 
 @dataclass(slots=True)
@@ -94,17 +101,42 @@ class UnitOfWork:
 
     def __init__(self, settings: Settings, *, extractor: ConceptExtractor | None = None) -> None:
         self.settings = settings
-        self.engine = open_engine(settings.db)
-        self.repository = Repository(self.engine)
+        self.engine = open_engine(settings.db)  # the primary: every write, and reads without a replica
+        try:
+            self.router = ReadRouter(self.engine, open_replica(settings.replica_db) if settings.replica_db else None)
+        except BaseException:
+            self.engine.dispose()
+            raise
+        self.repository = Repository(self.engine, self._reader if settings.replica_db else None)
         self.extractor = extractor or ConceptExtractor(settings.nlp_model)
-        self.projection = GraphProjection(settings.activation, settings.semantic, _embedder(settings))
+        embedder = _embedder(settings)
+        self._projection = GraphProjection(settings.activation, settings.semantic, embedder)
+        self.pool: ProjectionPool | None = None
+        self._selected: ContextVar[GraphProjection | None] = ContextVar("projection", default=None)
         # Re-entrant: a write's after-commit step, and a use case that reads fresh inside a write.
         self._lock = threading.RLock()
-        self._probe = GenerationProbe(self.engine)
         self._snapshot = snapshot_path(self.engine)
         self._snapshot_generation = 0
         self._joined: Write | None = None  # the open write of :meth:`atomic`, which nested writes join
-        self._seen = self._open_projection()
+        if settings.projection.partition == "project":
+            self.pool = ProjectionPool(
+                lambda: GraphProjection(settings.activation, settings.semantic, embedder),
+                settings.projection.budget_mib, whole_snapshot=self._snapshot,
+                snapshots=None if self._snapshot is None else self._snapshot.with_name(
+                    f"{self._snapshot.name}.projects"),
+                snapshot_min_memories=PROJECT_SNAPSHOT_MIN_MEMORIES, exact_below=SNAPSHOT_MIN_MEMORIES)
+            self._seen = 0  # projections load on their first read
+        else:
+            self._seen = self._open_projection()
+
+    @property
+    def projection(self) -> GraphProjection:
+        """The projection reads use: the whole store's; with a pool, the one this thread's last
+        :meth:`fresh` picked (the whole store's when none did)."""
+        if self.pool is None:
+            return self._projection
+        selected = self._selected.get()
+        return self.fresh() if selected is None else selected
 
     @property
     def generation(self) -> int:
@@ -146,37 +178,66 @@ class UnitOfWork:
         with self.repository.transaction() as session:
             yield session
 
-    def fresh(self) -> GraphProjection:
-        """The projection, with every write committed by any process applied (call before a read)."""
-        if self._probe.generation() != self._seen:
+    def fresh(self, project: str | None = WHOLE_STORE, query: str | None = None) -> GraphProjection:
+        """The projection, with every write committed by any process applied (call before a read); with a
+        replica, every write it has replayed, and never less than this process's own. With a pool, the
+        projection of ``project`` (a read filtered by one), or of the whole store, holding every concept of
+        the store that ``query`` may name."""
+        engine, generation = self.router.freshest(self._seen)
+        if self.pool is not None:
             with self._lock:
-                self._seen = follow(self.projection, self.engine, self._seen)
+                projection = self.pool.get(project, engine, generation, self._query_concepts(query))
+                self._seen = max(self._seen, generation)
+            self._selected.set(projection)
+            return projection
+        if generation != self._seen:
+            with self._lock:
+                self._seen = follow(self.projection, engine, self._seen)
         return self.projection
 
     def reload(self) -> None:
         """Rebuild the projection from the rows (tests and repairs that wrote past the unit of work)."""
         with self._lock:
+            if self.pool is not None:
+                self.pool.drop()
+                self._selected.set(None)
+                return
             self._seen = self.projection.reload(self.engine)
 
     def close(self) -> None:
         """Keep a projection snapshot when the store moved on since the last one; release the connections."""
-        if self._seen - self._snapshot_generation >= SNAPSHOT_EVERY:
+        if self.pool is not None:
+            with self._lock:
+                self.pool.close(self.engine)
+        elif self._seen - self._snapshot_generation >= SNAPSHOT_EVERY:
             self._save_snapshot()
-        self._probe.close()
+        self.router.close()
         self.engine.dispose()
 
     def _open_projection(self) -> int:
         """The projection from its snapshot plus the change log since, or else from the rows."""
+        engine = self.router.reader(0)  # any replica will do: the process has seen nothing yet
         if self._snapshot is not None and self._snapshot.exists():
-            generation = load_snapshot(self.projection, self._snapshot, self.engine, self._probe.generation())
+            generation = load_snapshot(self.projection, self._snapshot, engine, self.router.generation(engine))
             if generation is not None:
                 self._snapshot_generation = generation
-                return follow(self.projection, self.engine, generation)
-        seen = self.projection.load(self.engine)
+                return follow(self.projection, engine, generation)
+        seen = self.projection.load(engine)
         if seen > 0 and self.projection.memory_count >= SNAPSHOT_MIN_MEMORIES:
             self._seen = seen
             self._save_snapshot()
         return seen
+
+    def _query_concepts(self, query: str | None) -> set[str]:
+        """Every concept key recall may look up for ``query``: its keys, their fallbacks, its n-grams."""
+        if query is None or self.pool is None:
+            return set()
+        keys = {name for key, fallbacks in self.extractor.query_keys(query) for name in (key, *fallbacks)}
+        return keys | {ngram for ngram in self.extractor.candidate_ngrams(query) if " " in ngram}
+
+    def _reader(self) -> Any:
+        """The engine a repository read uses: one whose rows reflect at least what the projection does."""
+        return self.router.reader(self._seen)
 
     def _save_snapshot(self) -> None:
         if self._snapshot is None or self.projection.memory_count < SNAPSHOT_MIN_MEMORIES:
@@ -189,6 +250,9 @@ class UnitOfWork:
             self._snapshot_generation = self._seen
 
     def _follow_committed(self, write: Write) -> None:
+        if self.pool is not None:  # each held projection follows the log on its next read
+            self._seen = max(self._seen, write.generation)
+            return
         # Writers commit in generation order, so everything before this generation is committed:
         # catch up on other processes' writes first, then apply this one.
         if write.generation - 1 > self._seen:

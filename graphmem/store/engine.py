@@ -20,8 +20,8 @@ from graphmem.store import fulltext, migrations
 from graphmem.store.tables import SCHEMA_VERSION, MetaRow, StoreGenerationRow
 
 __all__ = [
-    "SCHEMA_VERSION", "WRITE_OPTION", "WRITE_WAIT_S", "database_url", "describe_store", "open_engine", "snapshot",
-    "store_exists",
+    "SCHEMA_VERSION", "WRITE_OPTION", "WRITE_WAIT_S", "database_url", "describe_store", "open_engine",
+    "open_replica", "snapshot", "store_exists",
 ]
 
 # How long a write waits for another process's write lock before it fails with a plain message.
@@ -81,6 +81,34 @@ def open_engine(db: str) -> Engine:
         engine.dispose()
         shown = engine.url.render_as_string()  # hides the password
         raise StorageError(f"cannot open database {shown}: {_first_line(error)}") from error
+    return engine
+
+
+def open_replica(db: str) -> Engine:
+    """An engine on a PostgreSQL streaming replica of the store (``replica_db``): read-only, so nothing is built
+    or upgraded there; the primary's :func:`open_engine` did that, and the replica replays it.
+
+    Raises
+    ------
+    StorageError
+        If the URL is not PostgreSQL, the replica cannot be reached, or it holds no graphmem store at this
+        schema version (a replica still replaying an upgrade: try again once it has caught up).
+    """
+    url = database_url(db)
+    if not url.startswith("postgresql"):
+        raise StorageError(f"the replica {masked(url)} must be a PostgreSQL streaming replica "
+                           "(postgresql+psycopg://user@host/db)")
+    try:
+        engine = create_engine(url)
+        with engine.connect() as connection:
+            version = _stored_version(connection)
+    except SQLAlchemyError as error:
+        raise StorageError(f"cannot open the replica {masked(url)}: {_first_line(error)}") from error
+    if version != SCHEMA_VERSION:
+        engine.dispose()
+        found = "no graphmem store" if version is None else f"schema version {version}"
+        raise StorageError(f"the replica {masked(url)} holds {found}, the primary {SCHEMA_VERSION}; "
+                           "is it a replica of the primary, and has it caught up?")
     return engine
 
 

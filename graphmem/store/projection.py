@@ -168,8 +168,15 @@ class GraphProjection:
         self._codes: dict[str, dict[str, int]] = {"project": {}, "kind": {}, "outcome": {}, "task_type": {},
                                                   "concept_kind": {}}
         self.memory_count = 0
+        self.outside_memories = 0  # the store's memories in projects a partial projection does not hold
         self._generation = 0  # bumped by every write to a column the visibility filter reads
         self._visible_cache: dict[tuple[VisibilityFilter, int, int], np.ndarray] = {}
+
+    @property
+    def store_memory_count(self) -> int:
+        """Memories in the whole store: the projection's own, plus, in a projection of some projects only
+        (:mod:`graphmem.store.project_scope`), those of the other projects."""
+        return self.memory_count + self.outside_memories
 
     # -- columns --------------------------------------------------------------------------------
     def col(self, name: str) -> np.ndarray:
@@ -221,6 +228,14 @@ class GraphProjection:
                 "SELECT id, source_id, target_id, type, confidence, status FROM relation")).all()
             facts = conn.execute(text("SELECT subject, object, confidence FROM fact")).all()
             contents = conn.execute(text("SELECT content FROM memory ORDER BY seq")).scalars().all()
+        self.build(concepts, memories, mentions, edges, relations, facts, contents)
+        return store_generation
+
+    def build(self, concepts: Sequence[Sequence[Any]], memories: Sequence[Sequence[Any]], mentions: np.ndarray,
+              edges: Sequence[Sequence[Any]], relations: Sequence[Sequence[Any]], facts: Sequence[Sequence[Any]],
+              contents: Sequence[str]) -> None:
+        """Add rows read as :meth:`load` reads them (by it, or scoped to some projects by
+        :mod:`graphmem.store.project_scope`) to an empty projection."""
         with self.lock:
             self._load_concepts(concepts)
             self._load_memories(memories)
@@ -243,7 +258,6 @@ class GraphProjection:
             for subject, obj, confidence in facts:
                 self._add_fact_edge(subject, obj, confidence)
             self.graph.compact()
-        return store_generation
 
     def reload(self, engine: Engine) -> int:
         """Rebuild in place from the rows (after a bulk rewrite such as a hard delete); readers wait."""

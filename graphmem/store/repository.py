@@ -9,7 +9,7 @@ leaves the store unchanged. Methods return core values or small frozen records, 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -55,16 +55,24 @@ class StoredBatch:
 
 
 class Repository:
-    """Reads and writes over one engine."""
+    """Reads and writes over one engine; with ``reads``, each read asks it for the engine to read from (a
+    caught-up replica, see :mod:`graphmem.store.replicas`) while writes stay on ``engine``."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, engine: Engine, reads: Callable[[], Engine] | None = None) -> None:
+        self.primary = engine
+        self._reads = reads
+
+    @property
+    def engine(self) -> Engine:
+        """The engine the next read uses (the primary without a replica)."""
+        return self.primary if self._reads is None else self._reads()
 
     @contextmanager
-    def transaction(self) -> Iterator[Session]:
+    def transaction(self, *, primary: bool = False) -> Iterator[Session]:
         """A read (or self-contained) session that commits on success and rolls back (raising
-        StorageError) on a database error."""
-        with Session(self.engine) as session, _failures_explained(session):
+        StorageError) on a database error; on the primary with ``primary`` (rows written outside the store
+        generation, which a replica's generation does not vouch for: the metrics)."""
+        with Session(self.primary if primary else self.engine) as session, _failures_explained(session):
             yield session
             session.commit()
 
@@ -72,7 +80,7 @@ class Repository:
     def write_transaction(self) -> Iterator[Session]:
         """Like :meth:`transaction`, but holding the store's write lock from the first statement
         (SQLite ``BEGIN IMMEDIATE``; both engines wait at most ``engine.WRITE_WAIT_S`` for it)."""
-        with Session(self.engine) as session, _failures_explained(session):
+        with Session(self.primary) as session, _failures_explained(session):
             connection = session.connection(execution_options={WRITE_OPTION: True})
             if connection.dialect.name == "postgresql":
                 connection.exec_driver_sql(f"SET LOCAL lock_timeout = '{engine_options.WRITE_WAIT_S}s'")

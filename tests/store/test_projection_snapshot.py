@@ -92,7 +92,7 @@ def test_a_snapshot_of_another_store_at_the_same_path_is_not_used(tmp_path, extr
     new = _open(db, extractor)
     new.store("Redis holds the session storage for the web app")
     new.store("Zebra-striped canary deploys use the flamingo feature flag service")
-    new.uow._probe.close()
+    new.uow.router.close()
     new.engine.dispose()  # no close(): keep the old snapshot in place
     snapshot_path(new.engine).write_bytes(saved)
     reopened = _open(db, extractor)

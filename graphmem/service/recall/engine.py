@@ -474,7 +474,7 @@ class _Scope:
         self.size = int(mask.sum())
         self.limit = max(params.hub_share * self.size, float(params.hub_min_df))
         is_concept = projection.col("node_type") == CONCEPT
-        self.unfiltered = self.size == projection.memory_count
+        self.unfiltered = self.size == projection.store_memory_count  # a partial projection is a filter
         # int32 halves what a cached filter holds; read back as int64 (document_frequency).
         if self.unfiltered:  # no filter: the stored df is the local one
             self.local_df = projection.col("df").astype(np.int32)

@@ -106,7 +106,7 @@ class KeywordLeg:
         the filter admits more than ``bm25_guard_scope`` memories: inside one project a common word
         (a speaker's name) is a real cue, and the match is cheap.
         """
-        limit = self.settings.fusion.bm25_max_df * max(self.projection.memory_count, 1)
+        limit = self.settings.fusion.bm25_max_df * max(self.projection.store_memory_count, 1)
         df = self.projection.col("df")
         common_keys = {name for name in seed_names if df[self.projection.concept_nodes[name]] > limit}
         if not common_keys:

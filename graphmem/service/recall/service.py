@@ -83,7 +83,7 @@ class RecallService:
         if not memories_wanted:
             empty = SearchResult(query=query, hits=(), total_candidates=0, offset=offset, limit=limit, skills=matched)
             return self._noted(empty) if notes else empty
-        self.uow.fresh()
+        self.uow.fresh(view.project, query)  # a partitioned server answers from the project's projection
         now = self.clock.now_ms()
         fused, activation = self.engine.fused_ranking(query, view, now, offset + limit)
         page = review_page(self.uow.projection, self.settings.decay, fused, offset, limit, now)
@@ -114,7 +114,7 @@ class RecallService:
             result = AssociateResult(query_concepts=(), seed_nodes=(), unmatched_concepts=(), activated_count=0,
                                      memories=(), mode=mode, skills=matched)
         else:
-            self.uow.fresh()
+            self.uow.fresh(view.project, query)
             result = self._associated(query, mode, view, max_results, min_coverage, matched, min_relevance)
         return self._noted(result) if notes else result
 

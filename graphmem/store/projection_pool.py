@@ -1,0 +1,183 @@
+"""The projection pool of a partitioned server (``projection.partition = "project"``, docs/scaling.md).
+
+Instead of one projection of the whole store, the server keeps one per project it answers for:
+
+* a project's projection is loaded on the first read that names the project, from the project's own
+  snapshot when one belongs to this store (then the change log since), else from the project's rows
+  (:class:`graphmem.store.project_scope.ProjectScope`);
+* before each read it follows the change log, applying only its project's changes (another project's new
+  memory only raises the document frequency and the out-strength of the concepts it mentions);
+* the projections are kept least recently used first, and the oldest are dropped while the pool's
+  estimated size is over its budget (the one just asked for is always kept, so a project larger than the
+  budget still answers). A dropped projection writes its snapshot first when it has moved on since its last
+  one, so its next first read is the fast path.
+
+A read that names no project (and every use case other than search and associate: open, graph, status,
+lint, clusters) uses the whole store's projection, loaded on demand and counted in the same budget, under
+the key :data:`WHOLE_STORE`: exact, and as costly as an unpartitioned server while it is held.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+
+from graphmem.store.changes import current_generation
+from graphmem.store.engine import snapshot
+from graphmem.store.follow import follow
+from graphmem.store.project_scope import ProjectScope
+from graphmem.store.projection import _COLUMNS, GraphProjection
+from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
+
+__all__ = ["WHOLE_STORE", "PoolEntry", "ProjectionPool", "engine_generation", "estimated_bytes"]
+
+WHOLE_STORE: None = None  # the pool's key for the whole store's projection
+_PER_NODE = 360  # bytes a node holds outside the arrays: its name, its id-map entry, its tag set
+
+
+@dataclass(slots=True)
+class PoolEntry:
+    """One held projection: its scope (None: the whole store), the generation it reflects, its size."""
+
+    projection: GraphProjection
+    scope: ProjectScope | None
+    generation: int
+    nbytes: int
+    saved: int  # the generation of its last snapshot (0: none)
+
+
+class ProjectionPool:
+    """Per-project projections, loaded on first use, followed, evicted least recently used under a budget."""
+
+    def __init__(self, make: Callable[[], GraphProjection], budget_mib: int, *, snapshots: Path | None = None,
+                 whole_snapshot: Path | None = None, snapshot_min_memories: int = 1_000,
+                 exact_below: int = 0) -> None:
+        self._make = make
+        self.budget = budget_mib * 1024 * 1024
+        self._snapshots = snapshots  # the folder of the per-project snapshot files (None: no snapshots)
+        self._whole_snapshot = whole_snapshot
+        self._snapshot_min = snapshot_min_memories
+        self._exact_below = exact_below  # a store smaller than this: outside mentions read, not estimated
+        self._entries: OrderedDict[str | None, PoolEntry] = OrderedDict()
+        self._lock = threading.RLock()
+        self.loads = 0  # projections built so far (first reads and reloads after eviction)
+
+    def get(self, project: str | None, engine: Engine, generation: int,
+            concepts: Collection[str] = ()) -> GraphProjection:
+        """The projection of ``project`` (:data:`WHOLE_STORE`: all of it), reflecting at least ``generation``
+        of ``engine`` (a caught-up replica or the primary), holding each of ``concepts`` (a query's) that the
+        store holds (:meth:`~graphmem.store.project_scope.ProjectScope.admit`)."""
+        with self._lock:
+            entry = self._entries.get(project)
+            if entry is None:
+                entry = self._load(project, engine)
+                self._entries[project] = entry
+                self.loads += 1
+            elif entry.generation < generation:
+                nodes = entry.projection.graph.n_nodes
+                entry.generation = follow(entry.projection, engine, entry.generation, scope=entry.scope)
+                entry.nbytes = entry.nbytes * entry.projection.graph.n_nodes // max(nodes, 1)
+            if entry.scope is not None and concepts:
+                entry.scope.admit(entry.projection, engine, concepts)
+            self._entries.move_to_end(project)
+            self._evict(engine)
+            return entry.projection
+
+    def held(self) -> dict[str | None, PoolEntry]:
+        """The projections held now, least recently used first."""
+        with self._lock:
+            return dict(self._entries)
+
+    @property
+    def nbytes(self) -> int:
+        """The estimated size of every projection held."""
+        with self._lock:
+            return sum(entry.nbytes for entry in self._entries.values())
+
+    def drop(self) -> None:
+        """Forget every projection (the rows changed past the change log: each reloads on its next read)."""
+        with self._lock:
+            self._entries.clear()
+
+    def close(self, engine: Engine) -> None:
+        """Write the snapshots of the projections that moved on since their last one; drop them all."""
+        with self._lock:
+            for project, entry in list(self._entries.items()):
+                self._save(project, entry, engine)
+            self._entries.clear()
+
+    def snapshot_of(self, project: str | None) -> Path | None:
+        """Where ``project``'s snapshot lives (the whole store's is the unpartitioned server's file)."""
+        if project is WHOLE_STORE:
+            return self._whole_snapshot
+        if self._snapshots is None:
+            return None
+        return self._snapshots / f"{hashlib.sha256(project.encode()).hexdigest()[:24]}.projection.npz"
+
+    # -- steps ----------------------------------------------------------------------------------
+    def _load(self, project: str | None, engine: Engine) -> PoolEntry:
+        projection = self._make()
+        scope = None if project is WHOLE_STORE else ProjectScope([project], exact_below=self._exact_below)
+        path = self.snapshot_of(project)
+        saved = None
+        if path is not None and path.exists():
+            current = engine_generation(engine)
+            saved = load_snapshot(projection, path, engine, current)
+            if saved is not None and not _holds_only(projection, project):
+                projection, saved = self._make(), None  # another file at this path: load from the rows
+        if saved is not None:
+            generation = (follow(projection, engine, saved) if scope is None
+                          else scope.resume(projection, engine, saved))
+        else:
+            generation = projection.load(engine) if scope is None else scope.load(projection, engine)
+        return PoolEntry(projection, scope, generation, estimated_bytes(projection), saved or 0)
+
+    def _evict(self, engine: Engine) -> None:
+        total = sum(entry.nbytes for entry in self._entries.values())
+        while total > self.budget and len(self._entries) > 1:
+            project, entry = self._entries.popitem(last=False)
+            total -= entry.nbytes
+            self._save(project, entry, engine)
+
+    def _save(self, project: str | None, entry: PoolEntry, engine: Engine) -> None:
+        path = self.snapshot_of(project)
+        projection = entry.projection
+        if (path is None or entry.generation <= entry.saved or entry.generation == 0
+                or projection.memory_count < self._snapshot_min):
+            return
+        try:
+            save_snapshot(projection, path, engine, entry.generation)
+        except OSError:
+            return  # a read-only directory only costs the next first read a load from the rows
+        entry.saved = entry.generation
+
+
+def engine_generation(engine: Engine) -> int:
+    """The store generation ``engine`` shows now."""
+    with snapshot(engine) as connection:
+        return current_generation(connection)
+
+
+def estimated_bytes(projection: GraphProjection) -> int:
+    """What ``projection`` holds in memory, estimated from its arrays (graph, columns, vectors) plus a fixed
+    cost per node for the Python objects (names, id maps, tag sets)."""
+    with projection.lock:
+        graph = sum(array.nbytes for array in projection.graph.state().values())
+        n = projection.graph.n_nodes
+        columns = sum(projection.col(name).nbytes for name in _COLUMNS)
+        semantic = projection.semantic.memories.vectors.nbytes + projection.semantic.words.vectors.nbytes
+    return graph + columns + semantic + _PER_NODE * n
+
+
+def _holds_only(projection: GraphProjection, project: str | None) -> bool:
+    """Whether a snapshot loaded for ``project`` holds that project's memories only (its header names no
+    scope: the file's path does)."""
+    if project is WHOLE_STORE:
+        return True
+    return set(projection._codes["project"]) <= ({project} if project else set())

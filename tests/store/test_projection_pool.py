@@ -1,0 +1,151 @@
+"""A partitioned server (``projection.partition = "project"``) answers as one that projects the whole store, on
+SQLite and PostgreSQL: per project and with no project, after another process's writes, after eviction under
+a tiny budget and a reload from the project's own snapshot, and through a real MCP client session."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from graphmem import MemoryService, Settings
+from graphmem.service import unit_of_work
+from graphmem.store.projection_pool import WHOLE_STORE
+
+PROJECTS = ("alpha", "beta", "gamma")
+WORDS = ["webhook", "retry", "stripe", "billing", "invoice", "refund", "search", "index", "queue", "worker",
+         "deploy", "kubernetes", "cache", "redis", "postgres", "migration", "schema", "token", "auth", "login",
+         "session", "timeout", "latency", "alert", "page", "oncall", "rollback", "release", "branch", "merge",
+         "review", "test", "flaky", "build", "docker", "image", "registry"]
+QUERIES = ("webhook retry", "redis cache timeout", "docker image registry build", "login session token",
+           "rollback release", "flaky webhook retry docker")
+
+
+@pytest.fixture
+def stores(settings: Settings, extractor):
+    """A store of 90 memories in three projects and a few in none, served whole (``base``, also the other
+    process that writes) and partitioned (``pooled``, opened after the writes)."""
+    base = MemoryService(settings, extractor=extractor)
+    rng = random.Random(7)
+    for number in range(90):
+        project = PROJECTS[number % 3] if number % 10 else None
+        base.store(" ".join(rng.sample(WORDS, 6)) + f" note {number}", project=project)
+    pooled = MemoryService(_partitioned(settings), extractor=extractor)
+    yield base, pooled
+    pooled.close()
+    base.close()
+
+
+def _partitioned(settings: Settings, budget_mib: int = 1024) -> Settings:
+    return settings.model_copy(update={"projection": settings.projection.model_copy(
+        update={"partition": "project", "budget_mib": budget_mib})})
+
+
+def _answers(service: MemoryService, project: str | None) -> list[list[str]]:
+    return [[hit.id for hit in service.search(query, project=project).hits] for query in QUERIES] + [
+        [memory.id for memory in service.associate(query, project=project).memories] for query in QUERIES]
+
+
+def test_each_project_is_answered_as_the_whole_store_answers_it_from_its_own_projection(stores):
+    base, pooled = stores
+    for project in PROJECTS:
+        assert _answers(pooled, project) == _answers(base, project), project
+    held = pooled.uow.pool.held()
+    assert list(held) == list(PROJECTS)  # one projection per project, no whole-store one
+    for project, entry in held.items():
+        projection = entry.projection
+        assert {projection.names[node] for node in projection.memory_nodes.values()} == {
+            memory_id for memory_id in base.projection.memory_nodes
+            if base.repository.memories_by_id([memory_id])[memory_id].project == project}
+        assert projection.store_memory_count == base.projection.memory_count
+
+
+def test_a_query_with_no_project_is_answered_from_the_whole_store(stores):
+    base, pooled = stores
+    assert _answers(pooled, None) == _answers(base, None)
+    assert list(pooled.uow.pool.held()) == [WHOLE_STORE]
+
+
+def test_another_process_writes_are_seen_on_the_next_query(stores):
+    base, pooled = stores
+    assert _answers(pooled, "alpha") == _answers(base, "alpha")
+    mine = base.store("flaky webhook retry in the docker build", project="alpha").id
+    base.store("flaky webhook retry docker, in beta", project="beta")  # counts in alpha's df, not its memories
+    base.store("flaky docker registry", project="delta")  # a project never queried: concepts alpha holds
+    assert mine in [hit.id for hit in pooled.search("flaky webhook retry docker", project="alpha").hits]
+    assert _answers(pooled, "alpha") == _answers(base, "alpha")
+    entry = pooled.uow.pool.held()["alpha"]
+    assert entry.projection.store_memory_count == base.projection.memory_count
+    assert pooled.uow.pool.loads == 1  # followed, not reloaded
+    # Its own writes too: the pool follows them from the log on the next read.
+    own = pooled.store("a redis cache timeout paged the oncall", project="alpha").id
+    assert own in [hit.id for hit in pooled.search("redis cache timeout oncall", project="alpha").hits]
+    assert _answers(pooled, "alpha") == _answers(base, "alpha")
+
+
+def test_a_relation_from_another_project_hides_what_it_replaces(stores):
+    base, pooled = stores
+    old = base.store("the webhook retry budget is three days", project="alpha").id
+    newer = base.store("the webhook retry budget is five days", project="beta").id
+    assert old in [hit.id for hit in pooled.search("webhook retry budget", project="alpha").hits]
+    base.relations.relate(newer, old, "supersedes")  # judged by default: hides the old one
+    followed = [hit.id for hit in pooled.search("webhook retry budget", project="alpha").hits]
+    assert old not in followed
+    assert followed == [hit.id for hit in base.search("webhook retry budget", project="alpha").hits]
+    pooled.uow.reload()  # and loaded from the rows: the flag comes from the crossing relation
+    assert old not in [hit.id for hit in pooled.search("webhook retry budget", project="alpha").hits]
+
+
+def test_a_relation_into_a_project_not_loaded_adds_no_edge_and_stays_a_relation(stores):
+    _base, pooled = stores
+    here = pooled.store("the redis cache timeout is ten seconds", project="alpha").id
+    there = pooled.store("the redis cache timeout moved to thirty seconds", project="gamma").id
+    pooled.relations.relate(here, there, "related")
+    found = [hit.id for hit in pooled.search("redis cache timeout seconds", project="alpha").hits]
+    assert here in found and there not in found
+    alpha = pooled.uow.pool.held()["alpha"].projection
+    assert there not in alpha.memory_nodes and not any(here in (edge.source_id, edge.target_id)
+                                                       for edge in alpha.relations.values())
+    opened = pooled.open([here])  # the relation itself is read from the rows
+    assert [(r.source_id, r.target_id) for r in opened.relations] == [(here, there)]
+    assert opened.concepts[here]  # the concepts of the whole store's projection, loaded for it
+    assert set(pooled.uow.pool.held()) == {"alpha", WHOLE_STORE}
+
+
+def test_eviction_under_a_tiny_budget_reloads_from_the_project_snapshot(settings, extractor, stores, monkeypatch):
+    base, _ = stores
+    monkeypatch.setattr(unit_of_work, "PROJECT_SNAPSHOT_MIN_MEMORIES", 1)
+    tiny = MemoryService(_partitioned(settings, budget_mib=1), extractor=extractor)
+    try:
+        pool = tiny.uow.pool
+        assert pool is not None
+        pool.budget = 1  # bytes: only the projection in use is kept
+        for project in PROJECTS:
+            assert _answers(tiny, project) == _answers(base, project), project
+            assert list(pool.held())[-1] == project
+        assert list(pool.held()) == [PROJECTS[-1]]
+        evicted = PROJECTS[0]
+        path = pool.snapshot_of(evicted)
+        assert path is not None and path.exists()  # written when it was dropped
+        base.store("flaky webhook retry after the eviction", project=evicted)  # past the snapshot
+        loads = pool.loads
+        assert _answers(tiny, evicted) == _answers(base, evicted)
+        assert pool.loads == loads + 1 and list(pool.held())[-1] == evicted
+        assert pool.held()[evicted].saved > 0  # from its snapshot, then the log since
+    finally:
+        tiny.close()
+
+
+@pytest.mark.anyio
+async def test_a_search_through_an_mcp_session_on_a_partitioned_server(stores):
+    from mcp import Client
+
+    from graphmem.server import build_server
+
+    base, pooled = stores
+    async with Client(build_server(pooled.settings, tools="full", service=pooled)) as client:
+        result = await client.call_tool("memory_search", {"query": "redis cache timeout", "project": "beta"})
+        assert not result.is_error, result.content
+        found = [hit["id"] for hit in result.structured_content["hits"]]
+    assert found == [hit.id for hit in base.search("redis cache timeout", project="beta").hits]
+    assert list(pooled.uow.pool.held()) == ["beta"]

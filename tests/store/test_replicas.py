@@ -1,0 +1,171 @@
+"""Read replicas: writes go to the primary, reads to a PostgreSQL streaming replica once it has replayed what the
+process reflects (``graphmem/store/replicas.py``).
+
+The PostgreSQL tests start a real primary and a real hot standby (``pg_basebackup -R``, both from the installed
+server binaries, on loopback ports) and make the standby lag with ``pg_wal_replay_pause()``. The rule itself is
+also checked on SQLite, where a file copy stands in for a replica that stopped replaying.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from graphmem import MemoryService, Settings
+from graphmem.errors import StorageError
+from graphmem.store.engine import open_engine
+from graphmem.store.replicas import ReadRouter
+from tests.postgres import server_binaries_installed  # also puts scripts/ on sys.path
+
+from private_postgres import create_database, drop_database, private_replicated_servers  # isort: skip
+
+
+
+def needs_servers(test: Callable[..., None]) -> Callable[..., None]:
+    """A test that starts a primary and a standby: marked ``postgres``, skipped without the server binaries."""
+    skip = pytest.mark.skipif(not server_binaries_installed(), reason="PostgreSQL server binaries missing")
+    return pytest.mark.postgres(skip(test))
+
+
+def test_the_router_reads_the_primary_until_the_replica_has_reached_the_floor(tmp_path, extractor):
+    db = tmp_path / "memory.db"
+    service = MemoryService(Settings.load(db=str(db), environ={}), extractor=extractor)
+    service.store("The billing worker retries a charge three times")
+    service.close()
+    shutil.copyfile(db, tmp_path / "replica.db")  # a replica that replayed generation 1, then stopped
+    service = MemoryService(Settings.load(db=str(db), environ={}), extractor=extractor)
+    service.store("Refunds need a second approver above 500 euros")
+    primary, replica = service.engine, open_engine(str(tmp_path / "replica.db"))
+    router = ReadRouter(primary, replica)
+    try:
+        assert router.generation(primary) == 2 and router.replica_generation() == 1
+        assert router.reader(1) is replica and router.freshest(1) == (replica, 1)
+        assert router.reader(2) is primary and router.freshest(2) == (primary, 2)
+    finally:
+        router.close()
+        service.close()
+
+
+def test_a_replica_must_be_postgresql_and_nothing_is_left_open(tmp_path, extractor):
+    settings = Settings.load(db=str(tmp_path / "memory.db"), replica_db=str(tmp_path / "copy.db"), environ={})
+    with pytest.raises(StorageError, match="must be a PostgreSQL streaming replica"):
+        MemoryService(settings, extractor=extractor)
+
+
+# --- a real primary and a real standby ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def replicated() -> Iterator[tuple[str, str]]:
+    with private_replicated_servers() as servers:
+        yield servers
+
+
+@pytest.fixture
+def store(replicated: tuple[str, str]) -> Iterator[tuple[str, str]]:
+    """A new graphmem store on the primary, and its URL on the standby once the standby has replayed it."""
+    primary, standby = replicated
+    name = create_database(primary)
+    open_engine(f"{primary}/{name}").dispose()
+    _until(lambda: _generation(f"{standby}/{name}") is not None)
+    yield f"{primary}/{name}", f"{standby}/{name}"
+    drop_database(primary, name)
+
+
+def _generation(url: str) -> int | None:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return int(connection.execute(text("SELECT generation FROM store_generation")).scalar_one())
+    except Exception:  # the database or its schema has not been replayed yet
+        return None
+    finally:
+        engine.dispose()
+
+
+def _replay(standby_url: str, action: str) -> None:
+    engine = create_engine(standby_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(text(f"SELECT pg_wal_replay_{action}()"))
+    engine.dispose()
+
+
+def _until(condition: Callable[[], object], timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "the standby did not catch up"
+        time.sleep(0.05)
+
+
+@needs_servers
+def test_a_write_through_one_server_is_seen_by_another_reading_the_replica(store, extractor):
+    primary, standby = store
+    writer = MemoryService(Settings.load(db=primary, environ={}), extractor=extractor)
+    reader = MemoryService(Settings.load(db=primary, replica_db=standby, environ={}), extractor=extractor)
+    try:
+        _replay(standby, "pause")
+        stored = writer.store("Stripe retries webhook deliveries for three days", project="billing").id
+        # The reader reads the paused replica: the write is not there yet (so its reads really go there) ...
+        assert [h.id for h in reader.search("webhook deliveries", project="billing").hits] == []
+        assert reader.uow.router.reader(reader.uow.generation) is reader.uow.router.replica
+        _replay(standby, "resume")
+        # ... and shows once the replica has replayed it, rows and projection alike.
+        _until(lambda: [h.id for h in reader.search("webhook deliveries", project="billing").hits] == [stored])
+        assert reader.open([stored]).memories[0].content.startswith("Stripe retries")
+    finally:
+        _replay(standby, "resume")
+        reader.close()
+        writer.close()
+
+
+@needs_servers
+def test_a_server_sees_its_own_write_on_its_next_read_while_the_replica_lags(store, extractor):
+    primary, standby = store
+    server = MemoryService(Settings.load(db=primary, replica_db=standby, environ={}), extractor=extractor)
+    try:
+        first = server.store("The ledger closes at midnight UTC", project="billing").id
+        _until(lambda: _generation(standby) == server.uow.generation)
+        assert server.uow.router.reader(server.uow.generation) is server.uow.router.replica
+        _replay(standby, "pause")
+        second = server.store("Refunds need a second approver above 500 euros", project="billing").id
+        assert _generation(standby) == server.uow.generation - 1  # the replica really lags this write
+        assert [h.id for h in server.search("refunds approver", project="billing").hits][:1] == [second]
+        assert {m.id for m in server.open([first, second]).memories} == {first, second}
+        assert server.uow.router.reader(server.uow.generation) is server.uow.router.primary
+        server.lifecycle.forget(second)
+        assert [h.id for h in server.search("refunds approver", project="billing").hits] == []
+        _replay(standby, "resume")
+        _until(lambda: server.uow.router.reader(server.uow.generation) is server.uow.router.replica)
+        assert [h.id for h in server.search("ledger midnight", project="billing").hits][:1] == [first]
+    finally:
+        _replay(standby, "resume")
+        server.close()
+
+
+@needs_servers
+def test_metrics_read_back_from_the_primary_while_the_replica_lags(store, extractor):
+    primary, standby = store
+    server = MemoryService(Settings.load(db=primary, replica_db=standby, environ={}), extractor=extractor)
+    try:
+        server.store("The ledger closes at midnight UTC", project="billing")
+        _until(lambda: _generation(standby) == server.uow.generation)
+        _replay(standby, "pause")
+        for _ in range(3):
+            server.search("ledger", project="billing")
+        assert server.metrics.flush() and not server.metrics._pending  # stored: nothing pending adds to them
+        calls = {summary.operation: summary.calls for summary in server.metrics.snapshot()}
+        assert calls["search"] == 3  # flushes bump no generation: the replica would still show none
+    finally:
+        _replay(standby, "resume")
+        server.close()
+
+
+@needs_servers
+def test_a_replica_of_another_store_is_refused(store, replicated, extractor):
+    primary, _standby = store
+    with pytest.raises(StorageError, match="holds no graphmem store"):
+        MemoryService(Settings.load(db=primary, replica_db=f"{replicated[1]}/postgres", environ={}),
+                      extractor=extractor)
