@@ -135,7 +135,7 @@ def test_a_server_sees_its_own_write_on_its_next_read_while_the_replica_lags(sto
         assert [h.id for h in server.search("refunds approver", project="billing").hits][:1] == [second]
         assert {m.id for m in server.open([first, second]).memories} == {first, second}
         assert server.uow.router.reader(server.uow.generation) is server.uow.router.primary
-        server.lifecycle.forget(second)
+        server.edits.forget(second)
         assert [h.id for h in server.search("refunds approver", project="billing").hits] == []
         _replay(standby, "resume")
         _until(lambda: server.uow.router.reader(server.uow.generation) is server.uow.router.replica)
