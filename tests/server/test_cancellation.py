@@ -10,6 +10,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from graphmem import Settings
 from graphmem.server import build_server
 from graphmem.service.cancellation import CallBudget, Cancelled, budget, checkpoint
 
@@ -58,8 +59,9 @@ async def test_a_request_the_client_cancels_stops_its_worker_thread(service, set
 async def test_a_call_past_its_deadline_stops_and_says_so(service, settings, monkeypatch):
     loop = Loop()
     monkeypatch.setattr(service.exports, "page", loop)
-    server = build_server(settings, tools="full", service=service)
-    server.call_seconds = 0.5  # http.request_timeout_s
+    # The deadline is http.request_timeout_s: an HTTP client has its 504 by then, and the work stops with it.
+    short = Settings.load(db=settings.db, environ={"GRAPHMEM_HTTP__REQUEST_TIMEOUT_S": "0.5"})
+    server = build_server(short, tools="full", service=service)
     async with Client(server) as client:
         started = time.monotonic()
         result = await client.call_tool("memory_export", {})
