@@ -9,7 +9,7 @@ docs/security.md; a broken promise becomes a line of ``FuzzReport.violations``:
   most ``MAX_ANSWER_BYTES``;
 - ``punctuation``: 50,000-character runs of ``$``, ``(``, ``#`` and ``_`` stored and searched (the
   tokenizer was quadratic in them);
-- ``huge note``: a 500,000-character capture, refused (over 100,000 characters) within ``BOUND_S``;
+- ``huge note``: a 500,000-character capture, refused (over 50,000 characters) within ``BOUND_S``;
 - ``odd ids``: ``1.5``, ``true``, ``null``, ``[1]``, ``{}`` ids get ``-32600``; notifications that carry
   an id get no answer (the next request's answer must come first);
 - over HTTP only, ``framing``: doubled ``Authorization``/``Origin``/``Host`` and ``Content-Length`` with
