@@ -22,7 +22,8 @@ from graphmem.service.unit_of_work import UnitOfWork
 
 __all__ = ["MAX_ITEMS", "MAX_NOTE_CHARS", "MAX_SKIPPED_SHOWN", "CaptureService"]
 
-MAX_NOTE_CHARS = 50_000  # one maximal memory (420 items in 100,000 characters took 6.8 s, 210 in 50,000 5.8 s, model load included)
+# One maximal memory: 420 items in 100,000 characters took 6.8 s, 210 in 50,000 5.8 s (model load included).
+MAX_NOTE_CHARS = 50_000
 MAX_ITEMS = 500
 MAX_SKIPPED_SHOWN = 100
 
