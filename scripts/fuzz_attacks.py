@@ -4,10 +4,12 @@ Each attack is a named list of steps against a live server, and each step checks
 docs/security.md; a broken promise becomes a line of ``FuzzReport.violations``:
 
 - ``maximal``: memories at the documented maxima (50,000 characters of about 6,000 distinct words),
-  then composition, the conflict scan and the export, each of which must answer within ``BOUND_S``;
+  then composition (a short and a 10,000-character query), recall, the conflict scan, the export (a default
+  and a largest page) and a 10,000-character search, each of which must answer within ``BOUND_S`` and in at
+  most ``MAX_ANSWER_BYTES``;
 - ``punctuation``: 50,000-character runs of ``$``, ``(``, ``#`` and ``_`` stored and searched (the
   tokenizer was quadratic in them);
-- ``huge note``: a 500,000-character capture, refused or answered within ``BOUND_S``;
+- ``huge note``: a 500,000-character capture, refused (over 50,000 characters) within ``BOUND_S``;
 - ``odd ids``: ``1.5``, ``true``, ``null``, ``[1]``, ``{}`` ids get ``-32600``; notifications that carry
   an id get no answer (the next request's answer must come first);
 - over HTTP only, ``framing``: doubled ``Authorization``/``Origin``/``Host`` and ``Content-Length`` with
@@ -24,9 +26,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["BOUND_S", "http_framing_attacks", "message_attacks"]
+__all__ = ["BOUND_S", "MAX_ANSWER_BYTES", "http_framing_attacks", "message_attacks"]
 
 BOUND_S = 5.0  # issue 25: every call on a store of maximal memories answers within 5 s
+MAX_ANSWER_BYTES = 1_000_000  # docs/security.md, "Answer sizes": the largest answer is an export page
 _SYLLABLES = ["ka", "lo", "mi", "ne", "tu", "ra", "shi", "pe", "do", "vu", "ze", "gi", "fo", "ha", "ju", "ry"]
 Request = Callable[[dict[str, Any]], "dict[str, Any] | None"]
 
@@ -35,6 +38,11 @@ def maximal_note(rng: random.Random, lead: str) -> str:
     """A note at the content maximum, of about 6,000 distinct made-up words."""
     words = {"".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(3, 5))) for _ in range(9_000)}
     return (lead + " " + " ".join(sorted(words)))[:50_000]
+
+
+def _short(arguments: dict[str, Any]) -> str:
+    return json.dumps({k: (v if not isinstance(v, str) or len(v) < 40 else f"<{len(v):,} chars>")
+                       for k, v in arguments.items()})
 
 
 def _tool(name: str, **arguments: Any) -> dict[str, Any]:
@@ -63,10 +71,17 @@ def message_attacks(request: Request, exchange: Callable[[bytes], Any], rng: ran
         request(_tool("memory_store", content=maximal_note(rng, f"Always deploy service {index} with tool {index}."),
                       kind="decision"))
     request(_tool("memory_store", content="Never deploy a service on Fridays", kind="decision"))
+    long = maximal_note(rng, "deploy service tool")[:10_000]
     for name, arguments in (("memory_associate", {"query": "deploy service tool", "mode": "composition"}),
+                            ("memory_associate", {"query": long, "mode": "composition", "max_results": 100}),
+                            ("memory_associate", {"query": long, "max_results": 100, "detail": "full"}),
                             ("memory_scan_conflicts", {}), ("memory_export", {}),
-                            ("memory_search", {"query": maximal_note(rng, "deploy")[:10_000], "limit": 100})):
-        _timed(request, _tool(name, **arguments), f"maximal store: {name}", violations)
+                            ("memory_export", {"limit": 500, "max_content_chars": 5_000}),
+                            ("memory_search", {"query": long, "limit": 100, "detail": "full"})):
+        what = f"maximal store: {name} {_short(arguments)}"
+        answer = _timed(request, _tool(name, **arguments), what, violations)
+        if answer is not None and len(json.dumps(answer)) > MAX_ANSWER_BYTES:
+            violations.append(f"{what}: answered {len(json.dumps(answer)):,} bytes (bound {MAX_ANSWER_BYTES:,})")
     for run in ("$", "(", "#", "_"):
         _timed(request, _tool("memory_store", content="price " + run * 50_000), f"punctuation run {run!r}", violations)
     _timed(request, _tool("memory_capture", content="## Decisions\n- " + "x " * 250_000), "huge note capture",

@@ -15,7 +15,7 @@ phrase is one gap, not one per word and sub-phrase.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["GENERIC_VERBS", "Candidate", "Composition", "PlanStep", "compose", "needs_of"]
@@ -42,18 +42,21 @@ def needs_of(matched: Mapping[str, float], unmatched: Sequence[str]) -> dict[str
     """
     needed = {name: weight for name, weight in matched.items() if name not in GENERIC_VERBS}
     gaps = [name for name in dict.fromkeys(unmatched) if name not in GENERIC_VERBS]
-    words = {name: tuple(name.split()) for name in gaps}
+    # Every shorter contiguous run of words of every gap, built once: linear in the gaps (comparing each
+    # gap with every other took 2.2 s for the 1,500 concepts of a 10,000-character query).
+    inside = {run for name in gaps for run in _shorter_runs(tuple(name.split()))}
     weight = max(needed.values(), default=1.0)
     for name in gaps:
-        if not any(other != name and _inside(words[name], words[other]) for other in gaps):
+        if tuple(name.split()) not in inside:
             needed[name] = weight
     return needed
 
 
-def _inside(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
-    """``part`` is a contiguous run of the words of the longer ``whole``."""
-    return len(part) < len(whole) and any(whole[i : i + len(part)] == part
-                                          for i in range(len(whole) - len(part) + 1))
+def _shorter_runs(words: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    """The contiguous runs of ``words`` shorter than the whole."""
+    for size in range(1, len(words)):
+        for start in range(len(words) - size + 1):
+            yield words[start : start + size]
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,10 +6,11 @@ Nothing registers itself at import time: the profile's tools are added here, by 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus
@@ -25,6 +26,7 @@ from graphmem.server.export import GraphChangeNotifier, register_resources, writ
 from graphmem.server.profiles import hidden_parameters, resources_of, tools_of
 from graphmem.server.schema import compact_schema, without
 from graphmem.service import MemoryService
+from graphmem.service.cancellation import CallBudget, budget
 from graphmem.settings import Settings
 
 __all__ = ["AppContext", "GraphmemServer", "build_server"]
@@ -44,6 +46,7 @@ class GraphmemServer(MCPServer[AppContext]):
     advanced optional parameters a lean profile leaves out (they keep their defaults; ``full`` lists them)."""
 
     hidden: Mapping[str, frozenset[str]] = {}
+    call_seconds: float | None = None  # a tool call's deadline (http.request_timeout_s): the work stops there
     _listed: list[Tool] | None = None
 
     async def list_tools(self) -> list[Tool]:
@@ -71,14 +74,44 @@ class GraphmemServer(MCPServer[AppContext]):
                         context: Context[AppContext, Any] | None = None) -> Any:
         """The SDK's call, with arguments that fail the schema reported in a few short lines: its own
         message is pydantic's whole report (every field, the values, a URL each), which grows past
-        2,000 characters when many fields are wrong."""
+        2,000 characters when many fields are wrong.
+
+        The call runs under a :class:`CallBudget` (service/cancellation.py) that is cancelled when the request
+        is (``notifications/cancelled``, a closed HTTP stream) or its deadline passes: the SDK's worker thread
+        is shielded from cancellation, so the tool's long loops stop at their next checkpoint instead."""
+        call = CallBudget(self.call_seconds)
         try:
-            return await super().call_tool(name, arguments, context)
+            with budget(call):
+                return await _cancelling(call, super().call_tool(name, arguments, context))
         except ToolError as error:
             cause = error.__cause__
             if isinstance(error, UnexpectedToolError) or not isinstance(cause, ValidationError):
                 raise
             raise ToolError(invalid_arguments(name, cause)) from cause
+
+
+async def _cancelling(call: CallBudget, work: Awaitable[Any]) -> Any:
+    """Await ``work``; if the awaiting task is cancelled meanwhile, cancel ``call`` at once (the work's thread
+    would only see the cancellation once it returned)."""
+    async def watch() -> None:
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            call.cancel()
+            raise
+
+    failure: Exception | None = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        try:
+            result = await work
+        except Exception as error:  # raised as itself below, not inside the task group's ExceptionGroup
+            failure = error
+        finally:
+            group.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
+    return result
 
 
 def build_server(settings: Settings, *, tools: str | None = None,
@@ -109,6 +142,7 @@ def build_server(settings: Settings, *, tools: str | None = None,
     server = GraphmemServer("graphmem", instructions=instructions, lifespan=lifespan,
                             version=_version(), subscriptions=bus)
     server.hidden = hidden_parameters(profile)
+    server.call_seconds = settings.http.request_timeout_s
     for name, (function, hints) in table.items():
         summary = " ".join((function.__doc__ or "").split())  # no docstring indentation on the wire
         server.add_tool(function, name=name, description=summary, annotations=hints)

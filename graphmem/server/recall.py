@@ -7,12 +7,15 @@ the adapter only shapes the answer, it reads nothing itself.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from graphmem.server.bounds import CONCEPTS_SHOWN, CONFLICTS_SHOWN, ECHO_SHOWN, NOTES_SHOWN, REASON_CHARS, Cuts
 from graphmem.server.common import (
     READ_ONLY,
     Detail,
@@ -59,17 +62,22 @@ def search_out(result: SearchResult, detail: str) -> SearchOut:
     """The search result as the tool returns it, with the notes the search read (``notes=True``, the
     one call the standard tool and the dialects make)."""
     result = noted(result, NotedSearchResult)
+    cuts = Cuts(len(result.hits))
     hits = []
     for hit in result.hits:
         out = SearchHitOut.model_validate(hit)
-        out.notes = list(result.notes.get(hit.id, ()))
+        out.content = cuts.content(out.content)
+        out.notes = cuts.per_hit(result.notes.get(hit.id, ()), NOTES_SHOWN, "notes")
         if detail == "compact":
             out = SearchHitOut(id=out.id, score=out.score, relevance=out.relevance, kind=out.kind,
                                content=out.content, concepts=out.concepts[:_COMPACT_CONCEPTS], notes=out.notes)
+        else:
+            out.concepts = cuts.per_hit(out.concepts, CONCEPTS_SHOWN, "concepts")
         hits.append(out)
     return SearchOut(query=result.query, hits=hits, total_candidates=result.total_candidates,
-                     offset=result.offset, unmatched_concepts=list(result.unmatched_concepts),
-                     skills=[SkillHitOut.model_validate(skill) for skill in result.skills])
+                     offset=result.offset,
+                     unmatched_concepts=cuts.echo(result.unmatched_concepts, ECHO_SHOWN, "unmatched_concepts"),
+                     skills=[SkillHitOut.model_validate(skill) for skill in result.skills], truncated=cuts.notes())
 
 
 def associate_out(result: AssociateResult, detail: str) -> AssociateOut:
@@ -79,18 +87,25 @@ def associate_out(result: AssociateResult, detail: str) -> AssociateOut:
     memories = list(result.memories)
     if result.composition is not None:
         memories = list(result.composition.sources)
-    out = AssociateOut(mode=result.mode, query_concepts=list(result.query_concepts),
-                       seed_nodes=[_seed(s, detail) for s in result.seed_nodes],
-                       unmatched_concepts=list(result.unmatched_concepts), activated_count=result.activated_count,
-                       memories=[_hit(m, list(result.notes.get(m.id, ())), detail) for m in memories],
+    cuts = Cuts(len(memories))
+    out = AssociateOut(mode=result.mode, query_concepts=cuts.echo(result.query_concepts, ECHO_SHOWN, "query_concepts"),
+                       seed_nodes=[_seed(s, detail) for s in cuts.echo(result.seed_nodes, ECHO_SHOWN, "seed_nodes")],
+                       unmatched_concepts=cuts.echo(result.unmatched_concepts, ECHO_SHOWN, "unmatched_concepts"),
+                       activated_count=result.activated_count,
+                       memories=[_hit(m, result.notes.get(m.id, ()), detail, cuts) for m in memories],
                        skills=[SkillHitOut.model_validate(skill) for skill in result.skills])
     if result.composition is not None:
         composition = result.composition
+        cuts.also(composition.truncated)
+        conflicts = cuts.echo(composition.conflicts, CONFLICTS_SHOWN, "composition.conflicts")
         out.composition = CompositionOut.model_validate(
             {**{f: getattr(composition, f) for f in CompositionOut.model_fields
-                if f not in {"source_ids", "covered_by"}},
+                if f not in {"source_ids", "covered_by", "conflicts"}},
              "source_ids": [s.id for s in composition.sources],
+             "conflicts": [dataclasses.replace(c, reason=cuts.text(c.reason, REASON_CHARS, "conflict reasons"))
+                           for c in conflicts],
              "covered_by": {c.need: c.concept for c in composition.covered_by}})
+    out.truncated = cuts.notes()
     return out
 
 
@@ -107,12 +122,15 @@ def _seed(seed: Any, detail: str) -> SeedNodeOut:
     return out if detail == "full" else SeedNodeOut(id=out.id, name=out.name)
 
 
-def _hit(hit: Any, notes: list[str], detail: str) -> MemoryHitOut:
+def _hit(hit: Any, notes: Sequence[str], detail: str, cuts: Cuts) -> MemoryHitOut:
     out = MemoryHitOut.model_validate(hit)
-    out.notes = notes
+    out.content = cuts.content(out.content)
+    out.notes = cuts.per_hit(notes, NOTES_SHOWN, "notes")
     if detail == "compact":
         out.concepts = out.concepts[:_COMPACT_CONCEPTS]
         out.created_at, out.topic_key, out.tags = None, None, []
+    else:
+        out.concepts = cuts.per_hit(out.concepts, CONCEPTS_SHOWN, "concepts")
     return out
 
 

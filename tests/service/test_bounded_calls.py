@@ -77,9 +77,10 @@ def test_composition_and_the_conflict_scan_answer_within_5_s_on_maximal_memories
         service.store(maximal_text(index, f"Always deploy the payments service with tool{index}."), kind="decision")
     service.store("Never deploy the payments service on Fridays", kind="decision")
     service.associate("payments service deploy", mode="composition")  # the first call fills the claim cache
-    # A 10,000-character query is not here yet: its seeds (recall, not conflicts) still take about 9 s.
+    long = maximal_text(99, "payments service deploy")[:10_000]
     for call in (lambda: service.associate("payments service deploy", mode="composition"),
-                 service.conflicts.scan):
+                 lambda: service.associate(long, mode="composition", max_results=100),
+                 service.conflicts.scan, lambda: service.exports.page(limit=500)):
         started = time.perf_counter()
         call()
         assert time.perf_counter() - started < 5

@@ -23,3 +23,4 @@ class GraphExportOut(Out):
     has_more: bool
     next_offset: int | None
     truncated: bool
+    edges_truncated: bool = False

@@ -141,6 +141,7 @@ class CaptureOut(Out):
     duplicates: int
     dry_run: bool
     ids: list[str] = optional([], "ids of the stored memories")
+    truncated: list[str] = optional([], "what a cap of the answer cut")
 
 
 class ChangeOut(Out):

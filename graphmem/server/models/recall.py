@@ -93,6 +93,7 @@ class SkillHitOut(Out):
     failures: int | None = optional()
 
 
+TRUNCATED = "what a cap cut"
 SKILLS = "skills the query matched, with include=skills or all (memory_skills for the full record)"
 
 
@@ -105,6 +106,7 @@ class AssociateOut(Out):
     memories: list[MemoryHitOut]
     composition: CompositionOut | None = None
     skills: list[SkillHitOut] = optional([], SKILLS)
+    truncated: list[str] = optional([], TRUNCATED)
 
 
 class SearchHitOut(Out):
@@ -133,6 +135,7 @@ class SearchOut(Out):
     offset: int
     unmatched_concepts: list[str] = optional([])
     skills: list[SkillHitOut] = optional([], SKILLS)
+    truncated: list[str] = optional([], TRUNCATED)
 
 
 class GraphOut(Out):

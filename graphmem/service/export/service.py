@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from graphmem.errors import InvalidInput
 from graphmem.service.export import writers
 from graphmem.service.export.graph_build import ExportGraph, build_export_graph
+from graphmem.service.export.graph_page import GraphPage, export_page
 from graphmem.service.export.html_view import render_html
 from graphmem.service.export.memory_file import SOURCE, NumberedRecord, plan_memory_file
 from graphmem.service.export.scope import ExportScope
@@ -30,25 +30,6 @@ __all__ = ["GRAPH_FORMATS", "ExportService", "GraphPage"]
 GRAPH_FORMATS = ("node-link", "graphml", "gexf", "cypher", "csv", "dot", "html")
 _TEXT_WRITERS = {"node-link": writers.write_node_link, "graphml": writers.write_graphml,
                  "gexf": writers.write_gexf, "cypher": writers.write_cypher, "dot": writers.write_dot}
-
-
-@dataclass(frozen=True, slots=True)
-class GraphPage:
-    """One page of an export graph. Nodes come in a fixed order (activated memories by rank, other
-    memories by id, concepts by key); an edge is on the page of its later endpoint, so paging
-    through shows every edge exactly once and only after both of its ends."""
-
-    scope: dict[str, Any]
-    nodes: tuple[dict[str, Any], ...]
-    edges: tuple[dict[str, Any], ...]
-    activated: tuple[str, ...]
-    total_nodes: int
-    total_edges: int
-    offset: int
-    limit: int
-    has_more: bool
-    next_offset: int | None
-    truncated: bool
 
 
 class ExportService:
@@ -88,19 +69,8 @@ class ExportService:
         offset = check_count("offset", offset, 0, 10_000_000)
         limit = check_count("limit", limit, 1, 500)
         max_content_chars = check_count("max_content_chars", max_content_chars, 0, 50_000)
-        export = self.graph(scope)
-        graph, order = export.graph, export.order
-        position = {node: index for index, node in enumerate(order)}
-        shown = order[offset : offset + limit]
-        nodes = tuple(_node_out(node, graph.nodes[node], max_content_chars) for node in shown)
-        edges = tuple({"source": s, "target": t, **data} for s, t, data in graph.edges(data=True)
-                      if offset <= max(position[s], position[t]) < offset + limit)
-        has_more = offset + len(shown) < len(order)
-        return GraphPage(scope=dict(graph.graph), nodes=nodes, edges=edges, activated=export.activated,
-                         total_nodes=len(order), total_edges=graph.number_of_edges(), offset=offset,
-                         limit=limit,
-                         has_more=has_more, next_offset=offset + len(shown) if has_more else None,
-                         truncated=export.truncated)
+        self.uow.fresh()
+        return export_page(self.recall, scope or ExportScope(), offset, limit, max_content_chars)
 
     def stats(self) -> GraphStats:
         """Counts, degree distribution, top concepts, components, orphans and communities.
@@ -130,12 +100,3 @@ class ExportService:
         return ImportReport(format=SOURCE, added={"memories": fresh, "relations": len(relations),
                                                   "entities": plan.entities},
                             duplicates=len(batch.outcomes) - fresh, ids=tuple(i for i, _ in batch.outcomes))
-
-
-def _node_out(node_id: str, attributes: dict[str, Any], max_chars: int) -> dict[str, Any]:
-    out = {"id": node_id, **attributes}
-    content = attributes.get("content")
-    if isinstance(content, str) and len(content) > max_chars:
-        out["content"] = content[:max_chars] + "…"
-        out["content_truncated"] = True
-    return out

@@ -132,3 +132,4 @@ class CaptureResult:
     stored: int
     duplicates: int
     dry_run: bool
+    truncated: tuple[str, ...] = ()  # what a cap of the answer cut (memories/capture.py)

@@ -93,6 +93,7 @@ class CompositionResult:
     integration_plan: tuple[PlanStepResult, ...]
     stop_reason: str
     covered_by: tuple[CoveredBy, ...] = ()  # needs a source covers through a concept close in meaning
+    truncated: tuple[str, ...] = ()  # what a cap of the composition cut (recall/compose.py), one line each
 
 
 @dataclass(frozen=True, slots=True)

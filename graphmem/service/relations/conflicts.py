@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
 from graphmem.core.conflicts import ConflictCandidate, detect_conflict, pair_key, rank_conflicts
 from graphmem.core.ranking import idf
 from graphmem.core.values import Memory
+from graphmem.service.cancellation import checkpoint
 from graphmem.service.memories.results import brief
 from graphmem.service.relations.claims import cached_claims
 from graphmem.service.relations.results import ConflictPair, ScanResult
@@ -76,7 +78,7 @@ class ConflictScanner:
         claims = cached_claims(self.uow.extractor, [memories[i] for i in ids if i in memories])
         open_pairs = [(a, b) for a, b in pairs
                       if pair_key(a, b) not in settled and a in claims and b in claims]
-        found = [c for c in (detect_conflict(claims[a], claims[b], specificity.get(pair_key(a, b), {}))
+        found = [c for c in (_checked(detect_conflict, claims[a], claims[b], specificity.get(pair_key(a, b), {}))
                              for a, b in open_pairs) if c is not None and c.score >= min_score]
         ranked = rank_conflicts(found)
         skipped = sum(pair_key(*p) in settled for p in pairs)
@@ -98,6 +100,7 @@ class ConflictScanner:
             projects = projection.col("project")
             seen: set[tuple[str, str]] = set()
             for node in newest:
+                checkpoint()  # a cancelled call stops here (service/cancellation.py)
                 peers = visible if across_projects else visible & (projects == projects[node])
                 shared = self._neighbours(int(node), peers)
                 for other, weights in shared[:_NEIGHBOURS_PER_MEMORY]:
@@ -168,6 +171,12 @@ def _pair(candidate: ConflictCandidate, memories: dict[str, Memory]) -> Conflict
                         suggested_relation="supersedes" if candidate.kind == "topic_key"
                         else "conflicts_with",
                         signals=candidate.signals)
+
+
+def _checked(detect: Callable[..., ConflictCandidate | None], *args: Any) -> ConflictCandidate | None:
+    """One pair's detection, after a cancellation checkpoint."""
+    checkpoint()
+    return detect(*args)
 
 
 def _now_ms() -> int:

@@ -1,0 +1,73 @@
+"""Time and answer size of the issue-25 calls on a store of maximal memories, through an in-process MCP client.
+
+    python scripts/bench_bounds.py [--memories 12] [--source DIR]
+
+Builds a store of ``--memories`` memories at the documented maxima (50,000 characters of about 6,000 distinct
+words, ``fuzz_attacks.maximal_note``) plus one short one, then calls composition (a 3-word and a
+10,000-character query), recall and search with the long query, the conflict scan and two export pages, and
+prints each call's seconds and answer size. ``--source`` runs another checkout's code (``git archive <commit> |
+tar -x -C DIR``) on the same kind of store, for a before/after in one run (docs/security.md, "Answer sizes").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--memories", type=int, default=12)
+    parser.add_argument("--source", type=Path, default=Path(__file__).resolve().parent.parent)
+    args = parser.parse_args()
+    sys.path.insert(0, str(args.source))
+    asyncio.run(_run(args.memories))
+
+
+async def _run(count: int) -> None:
+    from mcp import Client
+
+    from graphmem import MemoryService, Settings
+    from graphmem.server import build_server
+    from scripts.fuzz_attacks import maximal_note
+
+    folder = tempfile.mkdtemp(prefix="graphmem-bounds-")
+    settings = Settings.load(db=str(Path(folder) / "memory.db"), environ={})
+    service = MemoryService(settings)
+    rng = random.Random(25)
+    started = time.perf_counter()
+    for index in range(count):
+        service.store(maximal_note(rng, f"Always deploy service {index} with tool {index}."), kind="decision")
+    service.store("Never deploy a service on Fridays", kind="decision")
+    print(f"stored {count} maximal memories in {time.perf_counter() - started:.1f} s")
+    long = maximal_note(random.Random(7), "deploy service tool")[:10_000]
+    calls = [("composition, 3 words", "memory_associate", {"query": "deploy service tool", "mode": "composition"}),
+             ("composition, 3 words, again", "memory_associate",
+              {"query": "deploy service tool", "mode": "composition"}),
+             ("composition, 10,000 characters", "memory_associate",
+              {"query": long, "mode": "composition", "max_results": 100}),
+             ("recall, 10,000 characters", "memory_associate", {"query": long, "max_results": 100}),
+             ("search, 10,000 characters", "memory_search", {"query": long, "limit": 100}),
+             ("conflict scan", "memory_scan_conflicts", {}),
+             ("export, default page", "memory_export", {}),
+             ("export, 500 nodes of 5,000 characters", "memory_export", {"limit": 500, "max_content_chars": 5_000})]
+    async with Client(build_server(settings, tools="full", service=service)) as client:
+        await client.call_tool("memory_status", {})
+        for label, tool, arguments in calls:
+            started = time.perf_counter()
+            result = await client.call_tool(tool, arguments)
+            seconds = time.perf_counter() - started
+            body = result.structured_content if result.structured_content is not None else result.content[0].text
+            print(f"{label}: {seconds:.2f} s, {len(json.dumps(body, ensure_ascii=False)) / 1000:.0f} KB"
+                  + (" (error)" if result.is_error else ""))
+    service.close()
+
+
+if __name__ == "__main__":
+    main()
