@@ -1,6 +1,7 @@
-"""A partitioned server (``projection.partition = "project"``) answers as one that projects the whole store (associate exactly, search by 90 % of its top ten), on
-SQLite and PostgreSQL: per project and with no project, after another process's writes, after eviction under
-a tiny budget and a reload from the project's own snapshot, and through a real MCP client session."""
+"""A partitioned server (``projection.partition = "project"``) answers as one that projects the whole store
+(associate exactly, search by 90 % of its top ten), on SQLite and PostgreSQL: per project and with no project,
+after another process's writes, after eviction under a tiny budget and a reload from the project's own snapshot,
+and through a real MCP client session."""
 
 from __future__ import annotations
 
