@@ -125,7 +125,7 @@ class SemanticSettings(BaseModel):
                                  description="weight of the semantic leg where the gate is open (cosine, or RRF)")
     gate_open: float = Field(0.10, ge=0.0, le=1.0,
                              description="the semantic leg counts fully while the best hits cover less of the query")
-    gate_closed: float = Field(0.30, ge=0.0, le=1.0,
+    gate_closed: float = Field(0.25, ge=0.0, le=1.0,
                                description="and not at all once they cover this much (linear in between)")
     min_similarity: float = Field(0.25, ge=0.0, le=1.0,
                                   description="cosine a memory needs to enter the ranking by meaning alone")

@@ -33,7 +33,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no names": {"name_weight": 0.0},
     "rrf fusion": {"fusion": "rrf", "search_weight": 3.0},
     "step gate at 0.12 (the previous default)": {"gate_open": 0.12, "gate_closed": 0.12},
-    "ramp to 0.25": {"gate_open": 0.1, "gate_closed": 0.25},
+    "ramp to 0.30": {"gate_open": 0.1, "gate_closed": 0.3},
     "ramp to 0.50": {"gate_open": 0.1, "gate_closed": 0.5},
     "on turns too": {"turn_weight": 1.0},
     "+ relatedness edges": {"related_k": 5, "related_threshold": 0.8, "related_weight": 0.2},
