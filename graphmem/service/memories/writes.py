@@ -69,7 +69,8 @@ class MemoryWrites:
             now_ms = self.clock.now_ms()
             named = [draft.session_id is not None for draft in drafts]
             drafts = attach_sessions(write.session, drafts, self.uow.settings.lifecycle, now_ms)
-            batch = insert_memories(write.session, drafts)
+            # The co-occurrence counts are read back only for a projection that projects them.
+            batch = insert_memories(write.session, drafts, edge_counts=self.uow.projection.settings.cooccurrence)
             adopt_sessions(write.session, [draft for draft, given, (_, duplicate) in
                                            zip(drafts, named, batch.outcomes, strict=True)
                                            if given and not duplicate], self.uow.settings.lifecycle)
