@@ -90,8 +90,8 @@ def run(connection: Connection, statement: BulkStatement, rows: Sequence[tuple[A
     if not rows:
         return []
     if "json" in statement.pg_types:  # serialized as SQLAlchemy's JSON type does (json.dumps)
-        at = {i for i, kind in enumerate(statement.pg_types) if kind == "json"}
-        rows = [tuple(json.dumps(value) if i in at else value for i, value in enumerate(row)) for row in rows]
+        at = [i for i, kind in enumerate(statement.pg_types) if kind == "json"]
+        rows = [_with_json(row, at) for row in rows]
     if connection.dialect.name == "postgresql":
         columns = [list(column) for column in zip(*rows, strict=True)]
         result = connection.exec_driver_sql(_postgres_sql(statement), tuple(columns))
@@ -107,6 +107,16 @@ def run(connection: Connection, statement: BulkStatement, rows: Sequence[tuple[A
             cursor.execute(_sqlite_sql(statement, len(chunk)), tuple(value for row in chunk for value in row))
             out.extend(cursor.fetchall())
         return out
+
+
+def _with_json(row: tuple[Any, ...], at: list[int]) -> tuple[Any, ...]:
+    values = list(row)
+    for i in at:
+        value = values[i]
+        # json.dumps of an empty list or dict, without the encoder (every concept row's aliases: tens per store)
+        values[i] = ("[]" if type(value) is list else "{}") if type(value) in (list, dict) and not value \
+            else json.dumps(value)
+    return tuple(values)
 
 
 @contextlib.contextmanager
@@ -163,8 +173,10 @@ def existing_memories(connection: Connection, keys: Sequence[tuple[str, str]]) -
     return out
 
 
-_EXISTING_POSTGRES = ("SELECT m.project_key, m.content_hash, m.id FROM unnest(%s::text[], %s::text[]) AS v(p, h) "
-                      "JOIN memory m ON m.project_key = v.p AND m.content_hash = v.h")
+# LATERAL ... LIMIT 1 (one row at most anyway: the unique index) keeps PostgreSQL to one index probe per key,
+# where a join may hash the whole table (it did at 12k memories).
+_EXISTING_POSTGRES = ("SELECT v.p, v.h, m.id FROM unnest(%s::text[], %s::text[]) AS v(p, h) CROSS JOIN LATERAL "
+                      "(SELECT id FROM memory WHERE project_key = v.p AND content_hash = v.h LIMIT 1) AS m")
 
 
 @functools.cache
