@@ -89,7 +89,7 @@ def _collections_skip_what_is_stored() -> Iterator[None]:
     of the garbage collector's passes during it (``gc.freeze``), and hand them back after (``gc.unfreeze``).
 
     Every batch allocates enough to trigger collections, and each pass of the oldest generation walked the
-    whole projection: 10 % of the writer's CPU on SQLite at 100k memories, a third on PostgreSQL
+    whole projection: 10 % of the writer's CPU on SQLite at 100k memories, about 40 % on PostgreSQL
     (docs/benchmarks.md, issue 22). Reference counting still frees what the import drops; cyclic garbage
     among the frozen objects waits for the first collection after the import."""
     gc.freeze()
