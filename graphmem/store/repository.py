@@ -215,9 +215,12 @@ class Repository:
             }
 
 
-def insert_memories(session: Session, drafts: Sequence[MemoryDraft]) -> StoredBatch:
+def insert_memories(session: Session, drafts: Sequence[MemoryDraft], *, edge_counts: bool = True) -> StoredBatch:
     """Insert drafts in the caller's transaction; the same normalized content in the same project is a
-    duplicate (its existing id is reported, nothing is written for it)."""
+    duplicate (its existing id is reported, nothing is written for it).
+
+    Co-occurrence rows are always written; with ``edge_counts`` false their counts are not read back
+    (``StoredBatch.edge_counts`` stays empty), for a projection that does not project them."""
     batch = StoredBatch()
     fresh = _split_duplicates(session, drafts, batch)
     if not fresh:
@@ -232,7 +235,7 @@ def insert_memories(session: Session, drafts: Sequence[MemoryDraft]) -> StoredBa
     concepts = _upsert_concepts(session, fresh)
     batch.concepts = concepts
     _insert_mentions(session, fresh, seq_of, concepts, batch)
-    _add_cooccurrences(session, fresh, concepts, batch)
+    _add_cooccurrences(session, fresh, concepts, batch, edge_counts)
     # The inserted values are the drafts' own: build the core values from them, no read-back.
     # (a namespace, not a MemoryRow: model construction cost 0.3 ms a row on a bulk import).
     batch.memories = sorted((seq_of[row["id"]], memory_from_row(SimpleNamespace(**row))) for row in rows)
@@ -241,14 +244,9 @@ def insert_memories(session: Session, drafts: Sequence[MemoryDraft]) -> StoredBa
 
 def _split_duplicates(session: Session, drafts: Sequence[MemoryDraft],
                       batch: StoredBatch) -> list[MemoryDraft]:
-    keys = {(d.project_key, d.content_hash) for d in drafts}
-    existing: dict[tuple[str, str], str] = {}
-    hashes = sorted({h for _, h in keys})
-    for chunk in _chunks(hashes):
-        query = select(MemoryRow.project_key, MemoryRow.content_hash, MemoryRow.id).where(
-            col(MemoryRow.content_hash).in_(chunk))
-        for project_key, content_hash, memory_id in session.exec(query):
-            existing[(project_key, content_hash)] = memory_id
+    keys = sorted({(d.project_key, d.content_hash) for d in drafts})
+    existing = {(project_key, content_hash): memory_id for project_key, content_hash, memory_id
+                in bulk.existing_memories(session.connection(), keys)}
     fresh = []
     for draft in drafts:
         key = (draft.project_key, draft.content_hash)
@@ -288,12 +286,15 @@ def _insert_mentions(session: Session, drafts: Sequence[MemoryDraft], seq_of: di
 
 
 def _add_cooccurrences(session: Session, drafts: Sequence[MemoryDraft],
-                       concepts: dict[str, ConceptRecord], batch: StoredBatch) -> None:
+                       concepts: dict[str, ConceptRecord], batch: StoredBatch, counts_back: bool) -> None:
     increments: dict[tuple[int, int], int] = {}
     for draft in drafts:
         for key_a, key_b, count in draft.cooccurrences:
             a, b = sorted((concepts[key_a].seq, concepts[key_b].seq))
             increments[(a, b)] = increments.get((a, b), 0) + count
+    if not counts_back:
+        bulk.run(session.connection(), bulk.EDGE_INCREMENT, [(a, b, n) for (a, b), n in increments.items()])
+        return
     # RETURNING gives each pair's count after the upsert, so the count before is after minus the
     # increment: no read of the edge table (selecting every edge of a hub concept fetched 1.5M rows
     # per 500 observations at 100k memories).

@@ -73,3 +73,25 @@ def _decoded(value: object) -> object:
         except ValueError:
             return value
     return value
+
+
+def test_existing_memories_match_project_and_hash_together_across_pages(service: MemoryService):
+    alpha = service.store("Pin the resolver version in the lock file", project="alpha")
+    plain = service.store("Pin the resolver version in the lock file")  # same text, no project: another memory
+    with service.engine.connect() as connection:
+        stored = {memory_id: (key, digest) for memory_id, key, digest in connection.execute(
+            text("SELECT id, project_key, content_hash FROM memory"))}
+    absent = [("alpha", f"{i:064x}") for i in range(1_500)]  # more than one 1,000-row VALUES page
+    keys = [*absent[:1_200], stored[alpha.id], *absent[1_200:], stored[plain.id], ("beta", stored[alpha.id][1])]
+    with service.engine.connect() as connection:
+        found = bulk.existing_memories(connection, keys)
+    assert sorted(found) == sorted([(*stored[alpha.id], alpha.id), (*stored[plain.id], plain.id)])
+
+
+def test_the_duplicate_lookup_searches_the_unique_index_not_the_table(service: MemoryService):
+    with service.engine.connect() as connection:
+        if connection.dialect.name != "sqlite":
+            return  # PostgreSQL's plan depends on its statistics; the SQLite scan is what grew with the store
+        plan = " ".join(str(row[-1]) for row in connection.exec_driver_sql(
+            "EXPLAIN QUERY PLAN " + bulk._existing_sqlite(2), ("", "a", "p", "b")))
+    assert "SEARCH m USING INDEX" in plan and "SCAN m" not in plan

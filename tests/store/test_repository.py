@@ -90,6 +90,44 @@ def test_dedupe_is_stable_for_any_order_and_multiset_of_spellings(shared_service
     assert len(set(id_of_group.values())) == len(set(groups)) == stored
 
 
+# -- co-occurrence -------------------------------------------------------------------------------
+CO_TEXTS = [ORDERS, WEBHOOK, "Redis holds the session storage of the orders service",
+            "The webhook handler retries the orders service when Redis is down",
+            "Session storage moved from Redis to Postgres for the webhook handler"]
+
+
+@pytest.mark.parametrize("projected", [False, True], ids=["default", "activation.cooccurrence"])
+def test_co_occurrence_rows_are_written_whether_or_not_the_projection_reads_their_counts(
+        new_store, extractor, projected):
+    """With co-occurrence off (the default) the write skips reading the pairs' counts back, not the rows: the
+    table holds the same counts either way, and the projection a write followed is the one the rows load."""
+    counts: dict[bool, list[tuple[str, str, int]]] = {}
+    for on in (not projected, projected):
+        memory = MemoryService(Settings.load(db=new_store(f"co-{on}.db"), environ={},
+                                             activation={"cooccurrence": on}), extractor=extractor)
+        memory.store_many({"content": content} for content in CO_TEXTS[:3])
+        for content in CO_TEXTS[3:]:
+            memory.store(content)
+        with memory.engine.connect() as connection:
+            counts[on] = sorted((str(a), str(b), int(n)) for a, b, n in connection.execute(text(
+                "SELECT ca.key, cb.key, e.count FROM concept_edge e JOIN concept ca ON ca.seq = e.a_seq "
+                "JOIN concept cb ON cb.seq = e.b_seq")))
+        followed = _named_edges(memory)
+        memory.uow.reload()
+        assert _named_edges(memory) == followed
+        memory.close()
+    assert counts[True] == counts[False]
+    assert any(n > 1 for *_, n in counts[True])  # pairs repeated across memories were incremented
+
+
+
+def _named_edges(memory: MemoryService) -> dict[tuple[str, str], float]:
+    """The projection's edges by node name (node numbers depend on the order the projection met them)."""
+    names, adjacency = memory.projection.names, memory.projection.graph.adjacency().tocoo()
+    return {(names[a], names[b]): round(float(w), 6) for a, b, w in zip(adjacency.row, adjacency.col, adjacency.data,
+                                                                        strict=True)}
+
+
 # -- transactions --------------------------------------------------------------------------------
 def test_one_bad_record_in_a_batch_writes_nothing(service):
     service.store(WEBHOOK)
