@@ -32,7 +32,14 @@ def compact_form(key: str) -> str:
 _WORD = re.compile(r"[^\W\d_][\w'\-]*")
 # What opens a sentence or an utterance: the text's start, a full stop, a question or exclamation mark, or
 # the colon after a speaker's tag ("Bart: Hey ..."), each followed by spaces and opening quotes or brackets.
-_OPENING = re.compile(r"(?:^|[.!?:;])[\s\"'“‘(\[]*$")
+_ENDS = ".!?:;"
+_OPENERS = " \t\r\n\"'“‘(["
+_LOOK_BACK = 32  # characters read before a word: a word's context, never the whole text before it
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    before = text[max(0, start - _LOOK_BACK):start].rstrip(_OPENERS)
+    return not before or before[-1] in _ENDS  # nothing before: the text's start (or a long run of spaces)
 
 
 def capitalized_words(text: str) -> frozenset[str]:
@@ -51,7 +58,7 @@ def capitalized_words(text: str) -> frozenset[str]:
         word = match.group()
         if not word[0].isupper():
             lower.add(word.casefold())
-        elif len(word) > 1 and not _OPENING.search(text, 0, match.start()):  # "I" is no name
+        elif len(word) > 1 and not _opens_sentence(text, match.start()):  # "I" is no name
             inside.add(word.casefold())
     return frozenset(inside - lower)
 
