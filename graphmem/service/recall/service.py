@@ -77,9 +77,8 @@ class RecallService:
         limit = check_count("limit", limit, 1, self.settings.limits.max_results)
         offset = check_count("offset", offset, 0, 100_000)
         min_relevance = check_range("min_relevance", min_relevance, 0.0, 1.0)
-        view = self.view(project, kind, tags, as_of, include_superseded, learned)
-        memories_wanted, skills_wanted = wants(include)
-        matched = self.skills.match(query, project, detail=skill_detail) if skills_wanted else ()
+        view, memories_wanted, matched = self._request(query, project, kind, tags, as_of, include_superseded,
+                                                       learned, include, skill_detail)
         if not memories_wanted:
             empty = SearchResult(query=query, hits=(), total_candidates=0, offset=offset, limit=limit, skills=matched)
             return self._noted(empty) if notes else empty
@@ -89,7 +88,8 @@ class RecallService:
         page = review_page(self.uow.projection, self.settings.decay, fused, offset, limit, now)
         hits = annotate(self.uow.projection, self.settings.decay, self.decay,
                         self._search_hits(query, activation, fused, page, offset), now)
-        hits = tuple(hit for hit in hits if hit.relevance >= self._cut(min_relevance))
+        cut = self._cut(min_relevance)
+        hits = tuple(hit for hit in hits if hit.relevance >= cut)
         result = SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
                               unmatched_concepts=activation.unmatched, skills=matched)
         return self._noted(result) if notes else result
@@ -107,9 +107,8 @@ class RecallService:
         max_results = check_count("max_results", max_results, 1, self.settings.limits.max_results)
         min_coverage = check_range("min_coverage", min_coverage, 0.0, 1.0)
         min_relevance = check_range("min_relevance", min_relevance, 0.0, 1.0)
-        view = self.view(project, kind, None, as_of, include_superseded, learned)
-        memories_wanted, skills_wanted = wants(include)
-        matched = self.skills.match(query, project, detail=skill_detail) if skills_wanted else ()
+        view, memories_wanted, matched = self._request(query, project, kind, None, as_of, include_superseded,
+                                                       learned, include, skill_detail)
         if not memories_wanted:
             result = AssociateResult(query_concepts=(), seed_nodes=(), unmatched_concepts=(), activated_count=0,
                                      memories=(), mode=mode, skills=matched)
@@ -117,6 +116,16 @@ class RecallService:
             self.uow.fresh(view.project, query)
             result = self._associated(query, mode, view, max_results, min_coverage, matched, min_relevance)
         return self._noted(result) if notes else result
+
+    def _request(self, query: str, project: str | None, kind: str | None, tags: Sequence[str] | None, as_of: Any,
+                 include_superseded: bool, learned: LearnFilter | None, include: str,
+                 skill_detail: str) -> tuple[VisibilityFilter, bool, tuple[SkillHit, ...]]:
+        """What search and associate both settle first: the filter, whether memories are wanted, and the
+        skills the query matches (when they are)."""
+        view = self.view(project, kind, tags, as_of, include_superseded, learned)
+        memories_wanted, skills_wanted = wants(include)
+        matched = self.skills.match(query, project, detail=skill_detail) if skills_wanted else ()
+        return view, memories_wanted, matched
 
     def _cut(self, min_relevance: float) -> float:
         """The threshold applied. Relevance is calibrated with the semantic cosine as evidence; without the
