@@ -4,8 +4,10 @@ of that connection's own.
 The service's fallback is a time window: a write joins the project's most recently active open session if it
 was active within two hours. Two conversations minutes apart, from two server processes or two HTTP sessions,
 then merged into one session. Here, the first write of a connection (per project) opens a new session, and every
-later write of the connection goes to it. A connection is the handshake's on protocols up to 2025-11-25, and the
-server process on 2026-07-28, whose requests stand alone (over stdio, the process has one client).
+later write of the connection goes to it. That session is reserved, not written, until the first write
+that names it succeeds: its row is written in that write's own transaction, so a first write the tool rejects
+leaves the store as it was (``SessionService.reserve``). A connection is the handshake's on protocols up to
+2025-11-25, and the server process on 2026-07-28, whose requests stand alone (over stdio, the process has one client).
 ``memory_session_start`` makes the session it returns the connection's, ``memory_session_end`` lets the next
 write open a fresh one, and an explicit ``session_id`` always wins. Writes from no connection (CLI, Python) keep
 the window.
@@ -43,12 +45,15 @@ class ConnectionSessions:
             return await call_next(ctx)
         sessions = self._sessions.setdefault(self._connection(ctx), {})
         project = arguments.get("project")
+        session_id = None
         if name in self.tools and arguments.get("session_id") is None:
-            session_id = sessions.get(project) or self._open(ctx, project)
+            session_id = sessions.get(project) or self._reserve(ctx, project)
             sessions[project] = session_id
             ctx = dataclasses.replace(ctx, params={**params, "arguments": {**arguments, "session_id": session_id}})
         result = await call_next(ctx)
         if isinstance(result, dict) and not result.get("isError"):
+            if session_id is not None:
+                ctx.lifespan_context.service.sessions.settle(session_id)
             if name == _START:
                 started = ((result.get("structuredContent") or {}).get("session") or {}).get("id")
                 if isinstance(started, str):
@@ -65,10 +70,9 @@ class ConnectionSessions:
         return getattr(ctx.session, "_connection", self)
 
     @staticmethod
-    def _open(ctx: Any, project: str | None) -> str:
+    def _reserve(ctx: Any, project: str | None) -> str:
         client = getattr(getattr(getattr(ctx.session, "client_params", None), "client_info", None), "name", None)
-        report = ctx.lifespan_context.service.sessions.start(project, client, new=True)
-        return str(report.session.id)
+        return str(ctx.lifespan_context.service.sessions.reserve(project, client))
 
 
 def add_connection_sessions(server: MCPServer[Any], table: ToolTable, profile: str) -> None:

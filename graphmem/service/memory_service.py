@@ -29,6 +29,7 @@ from graphmem.service.memories.history import HistoryService, open_at
 from graphmem.service.memories.learn_filter import LearnFilter
 from graphmem.service.memories.reads import open_memories, resolve
 from graphmem.service.memories.results import OpenResult, StoreResult
+from graphmem.service.memories.session_attach import ReservedSessions
 from graphmem.service.memories.topic_keys import suggest_key
 from graphmem.service.memories.writes import MemoryWrites, Progress
 from graphmem.service.metrics import MetricsRecorder, measured
@@ -77,10 +78,12 @@ class MemoryService:
         self.clock = Clock()
         self.metrics = MetricsRecorder(self.uow.repository, self.settings.lifecycle.metrics_flush_s)
         self.recall = RecallEngine(self.uow)
-        self.writes = MemoryWrites(self.uow, self.clock)
+        reserved = ReservedSessions()  # sessions handed out before their first write (client connections)
+        self.writes = MemoryWrites(self.uow, self.clock, reserved)
         self.edits = MemoryEdits(self.uow, self.clock, decay_params(self.settings.decay), self.metrics)
         self.lifecycle = LifecycleService(self.uow, self.clock, self.metrics, self.edits)
-        self.sessions = SessionService(self.uow, self.lifecycle.context, self.metrics, self.lifecycle.review_queue)
+        self.sessions = SessionService(self.uow, self.lifecycle.context, self.metrics, self.lifecycle.review_queue,
+                                      reserved)
         self.relations = RelationService(self.uow)
         self.conflicts = ConflictScanner(self.uow)
         self.facts = FactService(self.uow)

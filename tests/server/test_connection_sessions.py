@@ -8,6 +8,7 @@ import pytest
 from mcp import Client
 
 from graphmem.server import build_server
+from graphmem.store import session_store
 from tests.conftest import ORDERS, WEBHOOK
 
 pytestmark = pytest.mark.anyio
@@ -46,3 +47,28 @@ async def test_a_started_session_or_a_named_one_decides_where_memories_go(settin
         await call(client, "memory_session_end", project="web", session_id=started)
         after = (await call(client, "memory_store", content="Deploys run at 10:00 UTC", project="web"))["id"]
         assert await session_of(client, after) not in {started, other}
+
+
+async def test_a_rejected_first_write_leaves_no_session_behind(settings, service):
+    async with Client(build_server(settings, tools="full", service=service)) as client:
+        before = service.uow.generation
+        refused = await client.call_tool("memory_store", {"content": "", "project": "web"})
+        assert refused.is_error
+        with service.uow.read() as session:
+            assert session_store.recent_sessions(session, 10, "web") == []
+        assert service.uow.generation == before
+        stored = (await call(client, "memory_store", content=WEBHOOK, project="web"))["id"]
+        again = (await call(client, "memory_store", content=ORDERS, project="web"))["id"]
+        assert await session_of(client, stored) == await session_of(client, again)
+        with service.uow.read() as session:
+            (only,) = session_store.recent_sessions(session, 10, "web")
+        assert only.id == await session_of(client, stored)
+        assert only.client is not None  # the connection's client name, kept from the reservation
+        assert len(service.sessions.reserved) == 0
+
+
+async def test_a_prompt_first_opens_the_connection_session_it_names(settings, service):
+    async with Client(build_server(settings, tools="full", service=service)) as client:
+        saved = await call(client, "memory_save_prompt", content="Why do webhooks retry?", project="web")
+        stored = (await call(client, "memory_store", content=WEBHOOK, project="web"))["id"]
+        assert await session_of(client, stored) == saved["session"]["id"]

@@ -4,10 +4,16 @@ one that names a session (an import of past observations) creates or widens that
 It runs inside the store's own transaction, so attaching (and opening a session when none is live)
 commits or rolls back with the memories themselves: no second transaction per store. That is why it
 lives with the memories' write path, below the sessions feature that starts, ends and lists sessions.
+
+A session can also be *reserved* (:class:`ReservedSessions`): promised to a caller, a client connection, but
+not written. The first write that names it creates its row inside that write's own transaction, so a first
+write that fails leaves no empty session behind.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -19,7 +25,36 @@ from graphmem.store import session_store
 from graphmem.store.drafts import MemoryDraft
 from graphmem.store.session_store import SessionRecord
 
-__all__ = ["adopt_sessions", "attach_sessions", "live_or_new"]
+__all__ = ["ReservedSessions", "adopt_sessions", "attach_sessions", "live_or_new"]
+
+
+class ReservedSessions:
+    """Sessions handed out but not written yet, by id (thread-safe; one per service).
+
+    A reservation stays until its holder sees the row committed (``SessionService.settle``), so a write
+    that rolls back, or stores only a duplicate, leaves it for the next one.
+    """
+
+    def __init__(self) -> None:
+        self._records: dict[str, SessionRecord] = {}
+        self._lock = threading.Lock()
+
+    def reserve(self, record: SessionRecord) -> str:
+        with self._lock:
+            self._records[record.id] = record
+        return record.id
+
+    def get(self, session_id: str) -> SessionRecord | None:
+        with self._lock:
+            return self._records.get(session_id)
+
+    def discard(self, session_ids: Sequence[str]) -> None:
+        with self._lock:
+            for session_id in session_ids:
+                self._records.pop(session_id, None)
+
+    def __len__(self) -> int:
+        return len(self._records)
 
 
 def attach_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: LifecycleSettings,
@@ -37,13 +72,15 @@ def attach_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: Lifec
     return attached
 
 
-def adopt_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: LifecycleSettings) -> None:
+def adopt_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: LifecycleSettings,
+                   reserved: ReservedSessions | None = None) -> None:
     """Make every ``session_id`` the drafts name a session row spanning its memories' times.
 
     A session the store does not know yet (imported observations keep their ids) starts at its
     earliest memory, was last active at its latest, and takes the project most of its memories have;
     a known session is widened when a memory falls outside its span. Pass only the drafts that were
-    inserted and named their session themselves (not duplicates, not automatic attachments).
+    inserted and named their session themselves (not duplicates, not automatic attachments). A reserved
+    session is written as it was reserved (its project and client), widened to its memories.
     """
     named: dict[str, list[MemoryDraft]] = {}
     for draft in drafts:
@@ -51,7 +88,14 @@ def adopt_sessions(session: Any, drafts: Sequence[MemoryDraft], settings: Lifecy
             named.setdefault(draft.session_id, []).append(draft)
     for session_id, members in named.items():
         times = [to_ms(draft.created_at) for draft in members]
-        if not session_store.extend_session(session, session_id, min(times), max(times)):
+        if session_store.extend_session(session, session_id, min(times), max(times)):
+            continue
+        promised = reserved.get(session_id) if reserved is not None else None
+        if promised is not None:
+            session_store.create_session(session, dataclasses.replace(
+                promised, started_at=min(promised.started_at, *times),
+                last_activity_at=max(promised.last_activity_at, *times)))
+        else:
             project = Counter(draft.project for draft in members).most_common(1)[0][0]
             session_store.create_session(session, SessionRecord(
                 session_id, project, None, min(times), max(times), None, settings.session_timeout_s))

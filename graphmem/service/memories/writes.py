@@ -22,7 +22,7 @@ from graphmem.service.clock import Clock
 from graphmem.service.memories.drafts import Observation, build_drafts, validate_observation
 from graphmem.service.memories.parallel_drafts import drafted_batches
 from graphmem.service.memories.results import StoreResult
-from graphmem.service.memories.session_attach import adopt_sessions, attach_sessions
+from graphmem.service.memories.session_attach import ReservedSessions, adopt_sessions, attach_sessions
 from graphmem.service.memories.topic_upsert import upsert_topic_keys
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.store.drafts import MemoryDraft
@@ -41,9 +41,10 @@ IMPORT_BATCH = 512
 class MemoryWrites:
     """The store use cases."""
 
-    def __init__(self, uow: UnitOfWork, clock: Clock) -> None:
+    def __init__(self, uow: UnitOfWork, clock: Clock, reserved: ReservedSessions | None = None) -> None:
         self.uow = uow
         self.clock = clock
+        self.reserved = reserved if reserved is not None else ReservedSessions()  # sessions a write may open
 
     def store(self, observation: Observation) -> StoreResult:
         """Parse and store one validated observation (see :meth:`MemoryService.store`)."""
@@ -76,7 +77,7 @@ class MemoryWrites:
             batch = insert_memories(write.session, drafts, edge_counts=self.uow.projection.settings.cooccurrence)
             adopt_sessions(write.session, [draft for draft, given, (_, duplicate) in
                                            zip(drafts, named, batch.outcomes, strict=True)
-                                           if given and not duplicate], self.uow.settings.lifecycle)
+                                           if given and not duplicate], self.uow.settings.lifecycle, self.reserved)
             write.inserted(batch)
             upsert = upsert_topic_keys(write.session, batch, from_ms(now_ms))
             upsert.effects.record(write)

@@ -24,7 +24,7 @@ from graphmem.ids import new_id
 from graphmem.service.lifecycle.context import LifecycleContext
 from graphmem.service.lifecycle.decay_scores import describe
 from graphmem.service.memories.reports import LifecycleReport
-from graphmem.service.memories.session_attach import live_or_new
+from graphmem.service.memories.session_attach import ReservedSessions, live_or_new
 from graphmem.service.metrics import MetricsRecorder, measured
 from graphmem.service.scrub import scrub_text
 from graphmem.service.sessions.results import ConflictItem, PromptItem, SessionInfo, SessionReport, TimelineEntry
@@ -46,12 +46,13 @@ class SessionService:
     """Session use cases (reached as ``service.sessions``)."""
 
     def __init__(self, uow: UnitOfWork, life: LifecycleContext, metrics: MetricsRecorder,
-                 review_queue: ReviewQueue) -> None:
+                 review_queue: ReviewQueue, reserved: ReservedSessions | None = None) -> None:
         self.uow = uow
         self.life = life  # the clock and decay parameters every item is described with
         self.metrics = metrics
         self.review_queue = review_queue  # the due reviews of a session start
         self.settings = uow.settings.lifecycle
+        self.reserved = reserved if reserved is not None else ReservedSessions()  # shared with the writes
 
     @measured("session.start")
     def start(self, project: str | None = None, client: str | None = None, *, timeout_s: int | None = None,
@@ -77,6 +78,26 @@ class SessionService:
             active_skills=tuple(skills),
             message=("resumed" if reused else "started") + f" session {record.id}")
 
+    def reserve(self, project: str | None = None, client: str | None = None) -> str:
+        """A new session's id, not written: the first memory or prompt stored under it writes its row in
+        that write's own transaction (a client connection's session, so a failed first write leaves no
+        empty session behind). Call :meth:`settle` after a write that named it succeeded."""
+        now = self.life.now_ms()
+        return self.reserved.reserve(SessionRecord(new_id("ses"), _name("project", project), _name("client", client),
+                                                   now, now, None, self.settings.session_timeout_s))
+
+    def settle(self, session_id: str) -> bool:
+        """Forget the reservation of ``session_id`` once its row is in the store; whether it is."""
+        if self.reserved.get(session_id) is None:
+            return True
+        with self.uow.read() as session:
+            try:
+                session_store.get_session(session, session_id)
+            except NotFound:
+                return False
+        self.reserved.discard([session_id])
+        return True
+
     @measured("session.end")
     def end(self, session_id: str | None = None, project: str | None = None,
             client: str | None = None) -> SessionReport:
@@ -101,7 +122,14 @@ class SessionService:
         now = self.life.now_ms()
         with self.uow.write() as write:
             if session_id is not None:
-                record = session_store.get_session(write.session, _name("session_id", session_id) or "")
+                session_id = _name("session_id", session_id) or ""
+                promised = self.reserved.get(session_id)
+                try:
+                    record = session_store.get_session(write.session, session_id)
+                except NotFound:
+                    if promised is None:
+                        raise
+                    record = session_store.create_session(write.session, promised)
                 session_store.touch_session(write.session, record.id, now)
             else:
                 record, _ = live_or_new(write.session, self.settings, _name("project", project),
