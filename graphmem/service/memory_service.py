@@ -12,6 +12,7 @@ use cases where they are defined (``@measured``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
@@ -221,9 +222,11 @@ class MemoryService:
         with projection.lock:
             graph_nodes = projection.graph.n_nodes
             graph_edges = int(projection.graph.adjacency().nnz)
+        replica = self.uow.router.health()
         return {"database": describe_store(self.engine), **counts,
                 "graph_nodes": graph_nodes, "graph_edges": graph_edges, "nlp_model": self.settings.nlp_model,
-                "activation_method": self.settings.activation.method, "graph": self.exports.stats()}
+                "activation_method": self.settings.activation.method, "graph": self.exports.stats(),
+                **({} if replica is None else {"replica": dataclasses.asdict(replica)})}
 
     def resolve(self, refs: Sequence[str], *, strict: bool = True) -> dict[str, str]:
         """Map ids or topic keys to memory ids; with ``strict`` an unknown reference raises NotFound."""

@@ -16,17 +16,39 @@ but needs no WAL functions and no extra query on the write path.
 
 Replay only moves forward, so the highest generation ever seen on the replica is a floor: once it has
 reached what the process reflects, further reads go there without asking again.
+
+A replica that cannot be reached (stopped, restarting, a network cut) is treated as one that has not caught
+up: the reads go to the primary, stderr says so once, and the replica is asked again after
+:data:`RETRY_S` seconds, so an outage costs one failed connection attempt per interval, not one per read. A
+read already sent to the replica when it went away fails with the database's error; the next read goes to
+the primary.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
+import time
+from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 
 from graphmem.store.changes import GenerationProbe
 
-__all__ = ["ReadRouter"]
+__all__ = ["RETRY_S", "ReadRouter", "ReplicaHealth"]
+
+RETRY_S = 5.0  # how long reads skip a replica that could not be reached
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaHealth:
+    """What ``memory_status`` reports about the replica: reachable, and how far behind the primary."""
+
+    reachable: bool
+    primary_generation: int
+    replica_generation: int | None  # None when it could not be reached
+    lag_generations: int | None  # writes the primary has committed and the replica has not replayed yet
 
 
 class ReadRouter:
@@ -39,6 +61,8 @@ class ReadRouter:
         if replica is not None:
             self._probes[id(replica)] = GenerationProbe(replica)
         self._replica_reached = -1  # the highest generation seen on the replica (replay never goes back)
+        self._down_until = 0.0  # monotonic time before which reads skip an unreachable replica
+        self._warned = False
         self._lock = threading.Lock()
 
     def freshest(self, floor: int) -> tuple[Engine, int]:
@@ -54,7 +78,7 @@ class ReadRouter:
     def reader(self, floor: int) -> Engine:
         """The engine for a read that must see generation ``floor``: the replica if it is known to have
         reached it (asked only when the last answer was older), else the primary."""
-        if self.replica is None:
+        if self.replica is None or self._skipping():
             return self.primary
         if self._replica_reached >= floor or self._probe_replica() >= floor:
             return self.replica
@@ -65,8 +89,22 @@ class ReadRouter:
         return self._probes[id(engine)].generation()
 
     def replica_generation(self) -> int | None:
-        """The replica's generation now, or ``None`` without a replica."""
-        return None if self.replica is None else self._probe_replica()
+        """The replica's generation now, or ``None`` without a replica or when it cannot be reached."""
+        if self.replica is None:
+            return None
+        generation = self._probe_replica()
+        return None if generation < 0 else generation
+
+    def health(self) -> ReplicaHealth | None:
+        """The replica's state now (asked even while reads skip it), or ``None`` without a replica."""
+        if self.replica is None:
+            return None
+        primary = self.generation(self.primary)
+        with self._lock:
+            self._down_until = 0.0
+        replica = self.replica_generation()
+        lag = None if replica is None else max(0, primary - replica)
+        return ReplicaHealth(replica is not None, primary, replica, lag)
 
     def close(self) -> None:
         for probe in self._probes.values():
@@ -74,9 +112,27 @@ class ReadRouter:
         if self.replica is not None:
             self.replica.dispose()
 
+    def _skipping(self) -> bool:
+        return time.monotonic() < self._down_until
+
     def _probe_replica(self) -> int:
+        """The replica's generation, or -1 when it cannot be reached (reads then skip it for RETRY_S)."""
         assert self.replica is not None
-        generation = self._probes[id(self.replica)].generation()
+        if self._skipping():
+            return -1
+        try:
+            generation = self._probes[id(self.replica)].generation()
+        except DBAPIError as error:
+            with self._lock:
+                self._down_until = time.monotonic() + RETRY_S
+                self._replica_reached = -1  # after the outage, only a fresh answer sends reads there again
+                warn, self._warned = not self._warned, True
+            if warn:
+                print(f"graphmem: the read replica cannot be reached ({type(error.orig).__name__}); reads go to the "
+                      f"primary, and the replica is tried again every {RETRY_S:.0f} s", file=sys.stderr)
+            self.replica.dispose()  # its pooled connections are dead; the next try opens fresh ones
+            return -1
         with self._lock:
             self._replica_reached = max(self._replica_reached, generation)
+            self._warned = False
         return generation

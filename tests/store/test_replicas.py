@@ -8,7 +8,10 @@ also checked on SQLite, where a file copy stands in for a replica that stopped r
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -17,6 +20,7 @@ from sqlalchemy import create_engine, text
 
 from graphmem import MemoryService, Settings
 from graphmem.errors import StorageError
+from graphmem.server.models.recall import StatusOut
 from graphmem.store.engine import open_engine
 from graphmem.store.replicas import ReadRouter
 from tests.postgres import server_binaries_installed  # also puts scripts/ on sys.path
@@ -169,3 +173,93 @@ def test_a_replica_of_another_store_is_refused(store, replicated, extractor):
     with pytest.raises(StorageError, match="holds no graphmem store"):
         MemoryService(Settings.load(db=primary, replica_db=f"{replicated[1]}/postgres", environ={}),
                       extractor=extractor)
+
+
+class _Cable:
+    """A TCP forwarder between graphmem and the standby that the test can cut and mend (a network outage)."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.sockets: list[socket.socket] = []
+        self.open = True
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if not self.open:
+                client.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            self.sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        self.open = False
+        for end in self.sockets:
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+        self.sockets.clear()
+
+    def mend(self) -> None:
+        self.open = True
+
+    def close(self) -> None:
+        self.cut()
+        self.listener.close()
+
+
+@needs_servers
+def test_reads_fall_back_to_the_primary_while_the_replica_is_unreachable(store, extractor, monkeypatch, capsys):
+    from graphmem.store import replicas
+
+    monkeypatch.setattr(replicas, "RETRY_S", 0.3)
+    primary, standby = store
+    name = standby.rsplit("/", 1)[1]
+    cable = _Cable(int(standby.rsplit(":", 1)[1].split("/")[0]))
+    server = MemoryService(Settings.load(db=primary, replica_db=f"postgresql+psycopg://postgres@127.0.0.1:"
+                                         f"{cable.port}/{name}", environ={}), extractor=extractor)
+    router = server.uow.router
+    try:
+        first = server.store("The ledger closes at midnight UTC", project="billing").id
+        _until(lambda: router.reader(server.uow.generation) is router.replica)
+        assert server.status()["replica"] == {"reachable": True, "primary_generation": server.uow.generation,
+                                              "replica_generation": server.uow.generation, "lag_generations": 0}
+        cable.cut()
+        # The next reads find the replica gone: they answer from the primary, with the write made meanwhile.
+        second = server.store("Refunds need a second approver above 500 euros", project="billing").id
+        assert [h.id for h in server.search("refunds approver", project="billing").hits][:1] == [second]
+        assert {m.id for m in server.open([first, second]).memories} == {first, second}
+        assert router.reader(0) is router.primary
+        assert "read replica cannot be reached" in capsys.readouterr().err
+        status = server.status()["replica"]
+        assert status["reachable"] is False and status["replica_generation"] is None
+        assert status["primary_generation"] == server.uow.generation
+        shown = StatusOut.model_validate(server.status())  # what memory_status answers
+        assert shown.replica is not None and not shown.replica.reachable and shown.replica.lag_generations is None
+        cable.mend()
+        # Once it answers again (asked after RETRY_S), reads go back to it.
+        _until(lambda: router.reader(server.uow.generation) is router.replica)
+        assert server.status()["replica"]["reachable"] is True
+        assert [h.id for h in server.search("ledger midnight", project="billing").hits][:1] == [first]
+    finally:
+        server.close()
+        cable.close()

@@ -12,8 +12,8 @@ from pydantic import Field
 
 from graphmem.server.models.base import Out, optional
 
-__all__ = ["AssociateOut", "CompositionOut", "GraphOut", "GraphStatsOut", "MemoryHitOut", "SearchHitOut",
-           "SearchOut", "SeedNodeOut", "SkillHitOut", "StatusOut"]
+__all__ = ["AssociateOut", "CompositionOut", "GraphOut", "GraphStatsOut", "MemoryHitOut", "ReplicaOut",
+           "SearchHitOut", "SearchOut", "SeedNodeOut", "SkillHitOut", "StatusOut"]
 
 RELEVANCE = "calibrated chance (0..1) that the hit is wanted"
 NOTES = "warnings about this hit: superseded by X (shown through as_of), contradicted by Y, pending conflict Z"
@@ -163,6 +163,13 @@ class GraphStatsOut(Out):
     communities: dict[str, Any] = {}
 
 
+class ReplicaOut(Out):
+    reachable: bool
+    primary_generation: int
+    replica_generation: int | None = optional()  # absent while the replica cannot be reached
+    lag_generations: int | None = optional()  # writes committed on the primary, not yet replayed on the replica
+
+
 class StatusOut(Out):
     database: str
     memories: int
@@ -179,3 +186,4 @@ class StatusOut(Out):
     activation_method: str
     default_project: str | None = optional()  # the project of calls that name none (graphmem serve in a repository)
     graph: GraphStatsOut | None = optional()
+    replica: ReplicaOut | None = optional()  # only with a read replica (replica_db)
