@@ -26,7 +26,7 @@ def cmd_init(args: argparse.Namespace) -> None:
         location = store_location(Settings.load())  # found from here on as the project store
     existed = location.exists()
     ignored = location.source == "project" and _ignore_in_git(Path(location.db).parent)
-    status = open_service(args, create=True).status()
+    status = open_service(args, create=True).status(graph=False)
     emit(args, {"database": status["database"], "created": not existed, "gitignore": ignored},
          lambda r: "\n".join([f"{'created' if r['created'] else 'already a store:'} {r['database']}",
                               *([GIT_ADVICE] if r["gitignore"] else [])]))

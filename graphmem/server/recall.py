@@ -218,10 +218,8 @@ def memory_status(
 ) -> Annotated[CallToolResult, StatusOut]:
     """Counts of memories by kind and status, concepts, edges, relations and sessions, and the store in use."""
     with tool_errors():
-        status = StatusOut.model_validate(service_of(ctx).status())
+        status = StatusOut.model_validate(service_of(ctx).status(graph=graph))
     status.default_project = service_of(ctx).settings.project
-    if not graph:
-        status.graph = None
     return reply(status)
 
 

@@ -215,18 +215,37 @@ class MemoryService:
                           offset=offset, limit=limit)
 
     @measured("status")
-    def status(self) -> dict[str, Any]:
-        """The store in use, counts of rows and graph nodes, and the settings that shape recall."""
-        projection = self.uow.fresh()
+    def status(self, *, graph: bool = True) -> dict[str, Any]:
+        """The store in use, counts of rows and graph nodes, and the settings that shape recall; with ``graph``,
+        the graph's statistics too (degrees, components, communities: the costly part on a large store).
+
+        A partitioned server (``projection.partition = "project"``) counts the projections it holds and
+        loads the whole store's only for ``graph``."""
         counts = self.repository.counts()
-        with projection.lock:
-            graph_nodes = projection.graph.n_nodes
-            graph_edges = int(projection.graph.adjacency().nnz)
+        pool = self.uow.pool
+        held = [self.uow.fresh()] if pool is None or graph else [entry.projection for entry in pool.held().values()]
+        graph_nodes = graph_edges = 0
+        for projection in held:
+            with projection.lock:
+                graph_nodes += projection.graph.n_nodes
+                graph_edges += int(projection.graph.adjacency().nnz)
         replica = self.uow.router.health()
-        return {"database": describe_store(self.engine), **counts,
-                "graph_nodes": graph_nodes, "graph_edges": graph_edges, "nlp_model": self.settings.nlp_model,
-                "activation_method": self.settings.activation.method, "graph": self.exports.stats(),
-                **({} if replica is None else {"replica": dataclasses.asdict(replica)})}
+        status: dict[str, Any] = {
+            "database": describe_store(self.engine), **counts, "graph_nodes": graph_nodes,
+            "graph_edges": graph_edges, "nlp_model": self.settings.nlp_model,
+            "activation_method": self.settings.activation.method}
+        if graph:
+            status["graph"] = self.exports.stats()
+        if pool is not None:
+            entries = pool.held()
+            status["projections"] = {
+                "partition": "project", "budget_mib": self.settings.projection.budget_mib,
+                "held_mib": round(pool.nbytes / 2**20, 1),
+                "projects": sorted(("(whole store)" if key is None else key) for key in entries),
+                "memories": sum(entry.projection.memory_count for entry in entries.values())}
+        if replica is not None:
+            status["replica"] = dataclasses.asdict(replica)
+        return status
 
     def resolve(self, refs: Sequence[str], *, strict: bool = True) -> dict[str, str]:
         """Map ids or topic keys to memory ids; with ``strict`` an unknown reference raises NotFound."""

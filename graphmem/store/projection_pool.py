@@ -12,9 +12,10 @@ Instead of one projection of the whole store, the server keeps one per project i
   budget still answers). A dropped projection writes its snapshot first when it has moved on since its last
   one, so its next first read is the fast path.
 
-A read that names no project (and every use case other than search and associate: open, graph, status,
-lint, clusters) uses the whole store's projection, loaded on demand and counted in the same budget, under
-the key :data:`WHOLE_STORE`: exact, and as costly as an unpartitioned server while it is held.
+A read that names no project (and the use cases that read the whole graph: graph, status with its graph
+statistics, lint, clusters) uses the whole store's projection, loaded on demand and counted in the same
+budget, under the key :data:`WHOLE_STORE`: exact, and as costly as an unpartitioned server while it is held.
+``open`` reads concepts from the rows and a plain ``status`` counts what is held, so neither loads it.
 """
 
 from __future__ import annotations

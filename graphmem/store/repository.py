@@ -101,6 +101,23 @@ class Repository:
                     found[row.seq] = memory_from_row(row)
         return found
 
+    def concept_keys(self, ids: Iterable[str]) -> dict[str, list[str]]:
+        """The keys of the concepts each memory mentions, oldest concept first: the rows' view of what the
+        projection's ``concepts_of`` gives (a partitioned server opens memories without loading them)."""
+        memory, mention, concept = MemoryRow.__table__, MentionRow.__table__, ConceptRow.__table__
+        found: dict[str, list[str]] = {}
+        with self.engine.connect() as connection:
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                rows = connection.execute(
+                    select(memory.c.id, concept.c.key)
+                    .join(mention, mention.c.memory_seq == memory.c.seq)
+                    .join(concept, concept.c.seq == mention.c.concept_seq)
+                    .where(memory.c.id.in_(chunk))
+                    .order_by(memory.c.id, concept.c.seq))
+                for memory_id, key in rows:
+                    found.setdefault(memory_id, []).append(key)
+        return found
+
     def memories_from_source(self, source: str) -> list[Memory]:
         """Every memory written with ``source`` (any status), oldest first (the reference dialect's entities)."""
         table = MemoryRow.__table__

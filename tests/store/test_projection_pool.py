@@ -160,3 +160,28 @@ async def test_a_search_through_an_mcp_session_on_a_partitioned_server(stores):
         found = [hit["id"] for hit in result.structured_content["hits"]]
     assert found == [hit.id for hit in base.search("redis cache timeout", project="beta").hits]
     assert list(pooled.uow.pool.held()) == ["beta"]
+
+
+@pytest.mark.anyio
+async def test_open_and_status_on_a_partitioned_server_load_no_whole_store_projection(stores):
+    from mcp import Client
+
+    from graphmem.server import build_server
+
+    base, pooled = stores
+    hit = base.search("redis cache timeout", project="beta").hits[0].id
+    async with Client(build_server(pooled.settings, tools="full", service=pooled)) as client:
+        await client.call_tool("memory_search", {"query": "redis cache timeout", "project": "beta"})
+        opened = await client.call_tool("memory_open", {"ids": [hit]})
+        assert not opened.is_error, opened.content
+        # the concepts come from the rows, as the whole store's projection names them
+        assert opened.structured_content["concepts"][hit] == list(base.open([hit]).concepts[hit])
+        status = await client.call_tool("memory_status", {})
+        assert not status.is_error, status.content
+        shown = status.structured_content
+        assert shown["memories"] == base.status(graph=False)["memories"]
+        assert shown["projections"]["projects"] == ["beta"] and 0 < shown["projections"]["memories"] < 90
+        assert list(pooled.uow.pool.held()) == ["beta"]  # neither call loaded the whole store
+        with_graph = await client.call_tool("memory_status", {"graph": True})
+        assert with_graph.structured_content["graph"]["memories"] == shown["memories"]
+        assert None in pooled.uow.pool.held()  # the graph's statistics are the whole store's, loaded on demand

@@ -12,8 +12,8 @@ from pydantic import Field
 
 from graphmem.server.models.base import Out, optional
 
-__all__ = ["AssociateOut", "CompositionOut", "GraphOut", "GraphStatsOut", "MemoryHitOut", "ReplicaOut",
-           "SearchHitOut", "SearchOut", "SeedNodeOut", "SkillHitOut", "StatusOut"]
+__all__ = ["AssociateOut", "CompositionOut", "GraphOut", "GraphStatsOut", "MemoryHitOut", "ProjectionsOut",
+           "ReplicaOut", "SearchHitOut", "SearchOut", "SeedNodeOut", "SkillHitOut", "StatusOut"]
 
 RELEVANCE = "calibrated chance (0..1) that the hit is wanted"
 NOTES = "warnings about this hit: superseded by X (shown through as_of), contradicted by Y, pending conflict Z"
@@ -170,6 +170,14 @@ class ReplicaOut(Out):
     lag_generations: int | None = optional()  # writes committed on the primary, not yet replayed on the replica
 
 
+class ProjectionsOut(Out):
+    partition: str
+    budget_mib: int
+    held_mib: float
+    projects: list[str]  # the projects whose projections the server holds now ("(whole store)": all of them)
+    memories: int
+
+
 class StatusOut(Out):
     database: str
     memories: int
@@ -186,4 +194,5 @@ class StatusOut(Out):
     activation_method: str
     default_project: str | None = optional()  # the project of calls that name none (graphmem serve in a repository)
     graph: GraphStatsOut | None = optional()
+    projections: ProjectionsOut | None = optional()  # only on a partitioned server (projection.partition)
     replica: ReplicaOut | None = optional()  # only with a read replica (replica_db)

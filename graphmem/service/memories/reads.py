@@ -49,20 +49,24 @@ def resolve_many(repository: Repository, refs: Sequence[str], max_ids: int) -> l
 
 
 def concept_names(projection: GraphProjection, node: int) -> list[str]:
-    """The names of the concepts memory ``node`` mentions, strongest mention first."""
+    """The names of the concepts memory ``node`` mentions, in node order (the oldest concept first)."""
     with projection.lock:
         return [projection.names[c] for c, _ in projection.concepts_of(node)]
 
 
 def open_memories(uow: UnitOfWork, refs: Sequence[str], include_relations: bool) -> OpenResult:
     """Full memories by id or topic key, their relations and concepts; unknown references are listed."""
-    projection = uow.fresh()
     repository = uow.repository
+    projection = uow.fresh() if uow.pool is None else None
     resolved = resolve(repository, refs, strict=False)
     found = repository.memories_by_id(resolved.values())
     memories = tuple(found[resolved[r]] for r in refs if r in resolved and resolved[r] in found)
     relations = tuple(repository.relations_touching([m.id for m in memories])) if include_relations else ()
-    concepts = {m.id: tuple(concept_names(projection, projection.memory_nodes[m.id])) for m in memories
-                if m.id in projection.memory_nodes}
+    if projection is None:  # a partitioned server holds some projects only: the concepts come from the rows
+        keys = repository.concept_keys(m.id for m in memories)
+        concepts = {m.id: tuple(keys[m.id]) for m in memories if m.id in keys}
+    else:
+        concepts = {m.id: tuple(concept_names(projection, projection.memory_nodes[m.id])) for m in memories
+                    if m.id in projection.memory_nodes}
     not_found = tuple(r for r in refs if r not in resolved)
     return OpenResult(memories=memories, relations=relations, not_found=not_found, concepts=concepts)
