@@ -26,6 +26,7 @@ snapshot, so both databases rank identically and the server's own CPU does the w
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -49,22 +50,37 @@ IntArray = npt.NDArray[np.int64]
 
 
 class _Stems:
-    """Token → stem, with a bounded cache (tokens repeat: most of a text's tokens were seen before)."""
+    """Token → stem, with a bounded cache (tokens repeat: most of a text's tokens were seen before).
 
-    def __init__(self) -> None:
+    Thread-safe: the HTTP server searches from several threads. A full cache is replaced, not cleared, so a
+    call never looks up a token another call's replacement dropped; PyStemmer's stemmer is not thread-safe,
+    so stemming holds a lock.
+    """
+
+    def __init__(self, max_cached: int = 500_000) -> None:
         self._stemmer = Stemmer.Stemmer("porter")
         self._cache: dict[str, str] = {}
+        self._max = max_cached
+        self._lock = threading.Lock()
 
     def __call__(self, tokens: Iterable[str]) -> dict[str, str]:
-        unique = set(tokens)
-        missing = [token for token in unique if token not in self._cache]
+        cache = self._cache
+        found: dict[str, str] = {}
+        missing: list[str] = []
+        for token in set(tokens):
+            stem = cache.get(token)
+            if stem is None:
+                missing.append(token)
+            else:
+                found[token] = stem
         if missing:
-            if len(self._cache) > 500_000:
-                self._cache.clear()
-            stemmed = self._stemmer.stemWords(missing)
+            with self._lock:
+                stemmed = self._stemmer.stemWords(missing)
+            if len(cache) + len(missing) > self._max:
+                cache = self._cache = {}
             for token, stem in zip(missing, stemmed, strict=True):
-                self._cache[token] = stem if _STEM_MIN <= len(token) <= _STEM_MAX else token
-        return {token: self._cache[token] for token in unique}
+                found[token] = cache[token] = stem if _STEM_MIN <= len(token) <= _STEM_MAX else token
+        return found
 
 
 _stems = _Stems()

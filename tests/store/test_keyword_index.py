@@ -116,3 +116,40 @@ def test_no_terms_an_empty_filter_and_unknown_words_rank_nothing():
 def test_a_text_without_tokens_still_counts_as_a_document(text):
     index = _index([text, "alpha"])
     assert index.documents == 2 and [node for node, _ in index.rank(["alpha"], 5)] == [1]
+
+
+def test_a_full_stem_cache_is_replaced_mid_text_without_losing_a_token(monkeypatch):
+    # A store past the cache's size (about 950k memories of the scale bench) crashed a write here: the cache was
+    # cleared while the text's already-cached tokens were still to be read back from it.
+    stems = keyword_index._Stems(max_cached=3)
+    assert stems(["retries", "webhooks"]) == {"retries": "retri", "webhooks": "webhook"}
+    assert stems(["retries", "webhooks", "deliveries", "handlers"]) == {
+        "retries": "retri", "webhooks": "webhook", "deliveries": "deliveri", "handlers": "handler"}
+    monkeypatch.setattr(keyword_index, "_stems", stems)
+    index = KeywordIndex()
+    index.add([0, 1], ["retries webhooks", "deliveries handlers and more words"])
+    index.add([2], ["retries of webhook deliveries"])
+    assert {node for node, _ in index.rank(["webhook", "retries"], 3)} == {0, 2}
+
+
+def test_stems_from_many_threads_at_once_are_all_right():
+    import threading
+
+    stems = keyword_index._Stems(max_cached=50)
+    words = [f"running{n}" for n in range(400)] + ["retries", "deliveries"]
+    wrong: list[str] = []
+
+    def work(seed: int) -> None:
+        rng = random.Random(seed)
+        for _ in range(200):
+            sample = rng.sample(words, 20)
+            got = stems(sample)
+            if set(got) != set(sample) or got.get("retries", "retri") != "retri":
+                wrong.append(str(sample))
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
