@@ -223,7 +223,9 @@ class MemoryService:
         loads the whole store's only for ``graph``."""
         counts = self.repository.counts()
         pool = self.uow.pool
-        held = [self.uow.fresh()] if pool is None or graph else [entry.projection for entry in pool.held().values()]
+        whole = self.uow.fresh() if pool is None or graph else None  # a pool loads the whole store only here
+        entries = {} if pool is None else pool.held()
+        held = [whole] if whole is not None else [entry.projection for entry in entries.values()]
         graph_nodes = graph_edges = 0
         for projection in held:
             with projection.lock:
@@ -237,7 +239,6 @@ class MemoryService:
         if graph:
             status["graph"] = self.exports.stats()
         if pool is not None:
-            entries = pool.held()
             status["projections"] = {
                 "partition": "project", "budget_mib": self.settings.projection.budget_mib,
                 "held_mib": round(pool.nbytes / 2**20, 1),

@@ -175,7 +175,7 @@ class ProjectionsOut(Out):
     budget_mib: int
     held_mib: float
     projects: list[str]  # the projects whose projections the server holds now ("(whole store)": all of them)
-    memories: int
+    memories: int  # summed over the projections held (the whole store's, when held, counts its memories again)
 
 
 class StatusOut(Out):
