@@ -81,7 +81,7 @@ def memory_rows(size: int) -> list[tuple[str, str, str]]:
     service.store_many(list(synthetic.observations(size, seed=5)))
     index = service.projection.semantic
     index.flush()  # texts stored while the model was loading wait for the first read
-    vectors = index.memories.vectors.nbytes + index.words.vectors.nbytes
+    vectors = index.memories.vectors.nbytes + index.memories.scales.nbytes + index.words.vectors.nbytes
     maps = sum(array.nbytes for array in (index.memories.nodes, index.memories.row_of, index.words.nodes,
                                           index.words.row_of))
     service.close()

@@ -33,9 +33,11 @@ from graphmem.store.tables import SCHEMA_VERSION
 
 __all__ = ["load_snapshot", "save_snapshot", "snapshot_path"]
 
-_FORMAT = 5  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
+_FORMAT = 6  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
 # (concept kinds a column, df/use_count int32, length float32), accent-folded keys stored; 4: semantic vectors;
-# 5: the keyword index
+# 5: the keyword index; 6: memory vectors int8 with a scale per row (a format-5 snapshot still loads: its
+# float16 rows are quantized on the way in; a reader of format 5 refuses a 6 and loads from the rows)
+_READABLE = frozenset({5, _FORMAT})
 
 
 def snapshot_path(engine: Engine) -> Path | None:
@@ -93,7 +95,7 @@ def load_snapshot(projection: GraphProjection, path: Path, engine: Engine, curre
 
 def _belongs(header: dict[str, Any], projection: GraphProjection, engine: Engine, current: int) -> bool:
     generation = int(header.get("generation", -1))
-    return (header.get("format") == _FORMAT and header.get("schema") == SCHEMA_VERSION
+    return (header.get("format") in _READABLE and header.get("schema") == SCHEMA_VERSION
             and header.get("settings") == _fingerprint(projection) and 0 < generation <= current
             and header.get("commit") == _commit_time(engine, generation))
 

@@ -1,0 +1,111 @@
+"""The memories' vector table: int8 rows with a scale each, exact enough to rank by, and restored from any snapshot."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphmem.settings import SemanticSettings
+from graphmem.store.changes import current_generation
+from graphmem.store.engine import snapshot
+from graphmem.store.projection import GraphProjection
+from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
+from graphmem.store.semantic_index import SemanticIndex
+
+
+class _Embedder:
+    """Unit vectors from a seeded generator, one per text (deterministic by the text)."""
+
+    dimensions = 64
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        rows = [np.random.default_rng(abs(hash(text)) % 2**32).standard_normal(self.dimensions) for text in texts]
+        table = np.array(rows, dtype=np.float32).reshape(len(texts), self.dimensions)
+        return table / np.linalg.norm(table, axis=1, keepdims=True)
+
+    def ready(self) -> bool:
+        return True
+
+
+def _index(texts: list[str]) -> SemanticIndex:
+    index = SemanticIndex(_Embedder(), SemanticSettings())
+    index.add_memories([10 + 2 * at for at in range(len(texts))], texts)  # memory nodes are not rows
+    return index
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 300), st.integers(0, 2**31), st.floats(0.0, 1.0))
+def test_cosines_from_the_int8_table_are_within_half_a_step_of_exact(count, seed, share):
+    texts = [f"memory {seed} {at}" for at in range(count)]
+    index = _index(texts)
+    query = _Embedder().embed([f"query {seed}"])[0]
+    exact = _Embedder().embed(texts) @ query
+    nodes = np.array([10 + 2 * at for at in range(count)], dtype=np.int64)
+    # Each component is off by at most half its row's step (the row's scale), so a cosine by at most that
+    # times the query's L1 norm; on average far less.
+    bound = index.memories.scales[:count] / 2 * np.abs(query).sum() + 1e-6
+    error = np.abs(index.memory_similarity(query, nodes) - exact)
+    assert (error <= bound).all() and error.mean() < 2e-3
+    # A filter of a few memories is gathered, one of most of the table is read in order: both agree.
+    chosen = np.random.default_rng(seed).random(count) < share
+    assert np.allclose(index.memory_similarity(query, nodes[chosen]), index.memory_similarity(query, nodes)[chosen],
+                       atol=1e-6)
+
+
+def test_a_node_without_a_vector_scores_zero():
+    index = _index(["one", "two"])
+    query = _Embedder().embed(["one"])[0]
+    similarity = index.memory_similarity(query, np.array([10, 11, 12, 999], dtype=np.int64))
+    assert similarity[0] > 0.99 and similarity[1] == 0.0 and similarity[3] == 0.0
+
+
+def test_a_saved_table_restores_bit_for_bit_and_a_float16_one_from_before_is_quantized():
+    texts = [f"text {at}" for at in range(50)]
+    index = _index(texts)
+    state = index.state()
+    assert state["semantic_memory_vectors"].dtype == np.int8
+    query = _Embedder().embed(["text 7"])[0]
+    nodes = np.array([10 + 2 * at for at in range(50)], dtype=np.int64)
+
+    restored = SemanticIndex(_Embedder(), SemanticSettings())
+    restored.restore(state, {}, {})
+    assert np.array_equal(restored.memory_similarity(query, nodes), index.memory_similarity(query, nodes))
+
+    older = {key: value for key, value in state.items() if key != "semantic_memory_scales"}
+    older["semantic_memory_vectors"] = _Embedder().embed(texts).astype(np.float16)  # the float16 format
+    from_older = SemanticIndex(_Embedder(), SemanticSettings())
+    from_older.restore(older, {}, {})
+    assert np.abs(from_older.memory_similarity(query, nodes) - index.memory_similarity(query, nodes)).max() < 2e-3
+    assert int(np.argmax(from_older.memory_similarity(query, nodes))) == 7
+
+
+def test_a_snapshot_written_before_the_int8_table_still_loads_and_ranks_the_same(service, tmp_path):
+    service.store_many([{"content": text} for text in (
+        "Bart felt nervous before the speech contest", "The cache is warmed by a cron job",
+        "Lisa repaired the bicycle chain with her father")])
+    with snapshot(service.engine) as connection:
+        generation = current_generation(connection)
+    path = tmp_path / "projection.npz"
+    save_snapshot(service.projection, path, service.engine, generation)
+    with np.load(path) as stored:
+        arrays = {key: stored[key] for key in stored.files}
+    header = json.loads(arrays["header"].tobytes())
+    # Format 5 kept the memories' vectors as float16 rows and no scales.
+    memory = service.projection.semantic.memories
+    arrays["semantic_memory_vectors"] = (arrays["semantic_memory_vectors"] * memory.scales[:memory.count, None]
+                                         ).astype(np.float16)
+    del arrays["semantic_memory_scales"]
+    arrays["header"] = np.frombuffer(json.dumps(header | {"format": 5}).encode(), dtype=np.uint8)
+    older = tmp_path / "older.npz"
+    np.savez(older, **arrays)
+
+    restored = GraphProjection(service.projection.settings, service.settings.semantic, service.projection.embedder)
+    assert load_snapshot(restored, older, service.engine, generation) == generation
+    query = service.recall.semantic.query_vector(service.projection, "I am scared before my presentation")
+    nodes = np.array(sorted(service.projection.memory_nodes.values()), dtype=np.int64)
+    before = service.projection.semantic.memory_similarity(query, nodes)
+    after = restored.semantic.memory_similarity(query, nodes)
+    assert np.abs(after - before).max() < 2e-3 and np.argmax(after) == np.argmax(before)
