@@ -27,6 +27,7 @@ from graphmem.core.spreading_graph import WEIGHT, FloatArray, IntArray, Spreadin
 from graphmem.core.values import STATUSES, Memory, Relation
 from graphmem.settings import ActivationSettings, SemanticSettings
 from graphmem.store.changes import current_generation
+from graphmem.store.collector import collector_paused
 from graphmem.store.convert import to_ms
 from graphmem.store.engine import snapshot
 from graphmem.store.keyword_index import KeywordIndex
@@ -228,7 +229,8 @@ class GraphProjection:
                 "SELECT id, source_id, target_id, type, confidence, status FROM relation")).all()
             facts = conn.execute(text("SELECT subject, object, confidence FROM fact")).all()
             contents = conn.execute(text("SELECT content FROM memory ORDER BY seq")).scalars().all()
-        self.build(concepts, memories, mentions, edges, relations, facts, contents)
+        with collector_paused():
+            self.build(concepts, memories, mentions, edges, relations, facts, contents)
         return store_generation
 
     def build(self, concepts: Sequence[Sequence[Any]], memories: Sequence[Sequence[Any]], mentions: np.ndarray,

@@ -15,9 +15,13 @@ must be the same. Anything else falls back to a full load. Snapshots live beside
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import mmap
 import os
+import struct
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +30,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from graphmem.core.spreading_graph import SpreadingGraph
+from graphmem.store.collector import collector_paused
 from graphmem.store.keyword_index import KeywordIndex
 from graphmem.store.projection import _COLUMNS, CONCEPT, MEMORY, GraphProjection, RelationEdge, SeqIndex
 from graphmem.store.semantic_index import SemanticIndex
@@ -57,10 +62,18 @@ def save_snapshot(projection: GraphProjection, path: Path, engine: Engine, gener
         arrays |= {f"col_{name}": projection.col(name) for name in _COLUMNS}
         arrays |= projection.semantic.state()
         arrays |= projection.keywords.state()
+        compact = projection.semantic.compact
+        try:
+            strings = {"names_text": _joined(projection.names), "compact_text": _joined(list(compact)),
+                       "compact_nodes": np.fromiter(compact.values(), dtype=np.int64, count=len(compact))}
+            in_header = {}
+        except ValueError:  # a name with a NUL in it: the slower JSON header holds them
+            strings, in_header = {}, {"names": projection.names, "compact": compact}
+        arrays |= strings
         header = {"format": _FORMAT, "schema": SCHEMA_VERSION, "generation": generation,
                   "commit": _commit_time(engine, generation), "settings": _fingerprint(projection),
-                  "names": projection.names, "codes": projection._codes, "folded": projection.folded_keys,
-                  "compact": projection.semantic.compact, "semantic_edges": projection.semantic.edge_counts,
+                  "codes": projection._codes, "folded": projection.folded_keys,
+                  "semantic_edges": projection.semantic.edge_counts, **in_header,
                   "tags": {str(node): sorted(tags) for node, tags in projection.tags.items()},
                   "tools": {str(node): sorted(tools) for node, tools in projection.tools.items()},
                   "relations": list(projection.relations.values()), "memory_count": projection.memory_count}
@@ -81,16 +94,48 @@ def load_snapshot(projection: GraphProjection, path: Path, engine: Engine, curre
     """Fill an empty ``projection`` from the snapshot and return its generation, or None when there is
     no snapshot this store can use (the caller then loads from the rows)."""
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            arrays = {key: stored[key] for key in stored.files}
-    except (OSError, ValueError):
+        arrays = _mapped(path)
+    except (OSError, ValueError, zipfile.BadZipFile):
         return None
-    header = json.loads(arrays.pop("header").tobytes())
-    if not _belongs(header, projection, engine, current_generation):
-        return None
-    with projection.lock:
-        _restore(projection, header, arrays)
+    with collector_paused():
+        header = json.loads(arrays.pop("header").tobytes())
+        if not _belongs(header, projection, engine, current_generation):
+            return None
+        with projection.lock:
+            _restore(projection, header, arrays)
     return int(header["generation"])
+
+
+def _mapped(path: Path) -> dict[str, np.ndarray]:
+    """The snapshot's arrays, mapped from the file rather than read: the open reads only their headers, and a
+    page is read when it is first used (1M memories: 1.5 GB that ``np.load`` read and checksummed in 2-8 s).
+
+    The mapping is copy-on-write, so the projection may change an array in place without touching the file,
+    and a snapshot written over this one (``os.replace``) leaves the mapped file alive until the arrays go.
+    ``np.savez`` stores every member uncompressed; a member that is not is read the ordinary way.
+    """
+    with path.open("rb") as stream:
+        mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
+    arrays: dict[str, np.ndarray] = {}
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            name = info.filename.removesuffix(".npy")
+            if info.compress_type != zipfile.ZIP_STORED:
+                arrays[name] = np.load(io.BytesIO(archive.read(info)), allow_pickle=False)
+                continue
+            # The local header: 30 bytes, then the name and an extra field of its own lengths.
+            name_length, extra_length = struct.unpack("<HH", mapped[info.header_offset + 26:info.header_offset + 30])
+            start = info.header_offset + 30 + name_length + extra_length
+            head = io.BytesIO(mapped[start:start + min(info.file_size, 1 << 17)])
+            version = np.lib.format.read_magic(head)
+            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                           else np.lib.format.read_array_header_2_0)
+            shape, fortran, dtype = read_header(head)
+            if dtype.hasobject:
+                raise ValueError(f"{info.filename}: object arrays are never written to a snapshot")
+            arrays[name] = np.ndarray(shape, dtype, buffer=mapped, offset=start + head.tell(),
+                                      order="F" if fortran else "C")
+    return arrays
 
 
 def _belongs(header: dict[str, Any], projection: GraphProjection, engine: Engine, current: int) -> bool:
@@ -103,19 +148,18 @@ def _belongs(header: dict[str, Any], projection: GraphProjection, engine: Engine
 def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
     projection.graph = SpreadingGraph.from_state(
         {key.removeprefix("graph_"): value for key, value in arrays.items() if key.startswith("graph_")})
-    n = projection.graph.n_nodes
-    for name, (dtype, fill) in _COLUMNS.items():
-        column: np.ndarray = np.full(max(n, 1024), fill, dtype)
-        column[:n] = arrays[f"col_{name}"]
-        projection._cols[name] = column
-    names: list[str] = header["names"]
+    for name, (dtype, _fill) in _COLUMNS.items():
+        # Taken as saved (exactly n long, mapped copy-on-write); the first node added grows a column.
+        projection._cols[name] = np.asarray(arrays[f"col_{name}"], dtype=dtype)
+    names: list[str] = header["names"] if "names" in header else _split(arrays["names_text"])
     projection.names = names
     node_type, seq = arrays["col_node_type"], arrays["col_seq"]
     concept_nodes = np.flatnonzero(node_type == CONCEPT).tolist()
-    projection.concept_nodes = {names[node]: node for node in concept_nodes}
+    projection.concept_nodes = dict(zip([names[node] for node in concept_nodes], concept_nodes, strict=True))
     projection.folded_keys = header["folded"]
     memory_nodes = np.flatnonzero(node_type == MEMORY)
-    projection.memory_nodes = {names[node]: node for node in memory_nodes.tolist()}
+    memory_list = memory_nodes.tolist()
+    projection.memory_nodes = dict(zip([names[node] for node in memory_list], memory_list, strict=True))
     projection.memory_by_seq = SeqIndex()
     projection.memory_by_seq.assign(seq[memory_nodes], memory_nodes)
     projection.tags = {int(node): frozenset(tags) for node, tags in header["tags"].items()}
@@ -125,8 +169,27 @@ def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[s
     projection.memory_count = int(header["memory_count"])
     projection.keywords = KeywordIndex.from_state(arrays)
     projection.semantic = SemanticIndex(projection.embedder, projection.semantic_settings)
-    projection.semantic.restore(arrays, {form: int(node) for form, node in header.get("compact", {}).items()},
-                                header.get("semantic_edges", {}))
+    compact = (header["compact"] if "compact" in header
+               else dict(zip(_split(arrays["compact_text"]), arrays["compact_nodes"].tolist(), strict=True)))
+    projection.semantic.restore(arrays, compact, header.get("semantic_edges", {}))
+
+
+# Names and compact forms are NUL-separated UTF-8: the JSON header held 3.5M names and 2.5M forms at 1M
+# memories (198 MB, 8.5 s to parse); one decode and one split take well under a second. A name holding a
+# NUL (none should: concept keys are normalised text, memory ids ASCII) sends them all back to the header.
+_SEPARATOR = "\x00"
+
+
+def _joined(strings: list[str]) -> np.ndarray:
+    """Each string followed by a NUL (so an empty string survives), as bytes."""
+    text = "".join(f"{string}{_SEPARATOR}" for string in strings)
+    if text.count(_SEPARATOR) != len(strings):
+        raise ValueError("a projection name holds a NUL character")
+    return np.frombuffer(text.encode(), dtype=np.uint8)
+
+
+def _split(array: np.ndarray) -> list[str]:
+    return array.tobytes().decode().split(_SEPARATOR)[:-1]
 
 
 def _fingerprint(projection: GraphProjection) -> str:

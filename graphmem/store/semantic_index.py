@@ -152,11 +152,10 @@ class _QuantizedRows(_Rows):
         return super().state(prefix) | {f"{prefix}_scales": self.scales[: self.count]}
 
     def restore_quantized(self, vectors: np.ndarray, scales: np.ndarray, nodes: np.ndarray) -> None:
-        """A saved int8 table as it is (no round trip through float)."""
+        """A saved int8 table as it is (no round trip through float, no copy: a write grows a new table)."""
+        self.vectors, self.scales = vectors, scales.astype(np.float32)  # taken as they are: the table is not copied
+        self.nodes = np.zeros(len(nodes), dtype=np.int64)
         self.count = 0
-        self._grow(len(nodes))
-        self.vectors[: len(nodes)] = vectors
-        self.scales[: len(nodes)] = scales
         self._map(nodes.astype(np.int64), 0)
 
 
