@@ -19,6 +19,8 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from graphmem.core.capacity import grown
+
 __all__ = ["INDEX", "WEIGHT", "FloatArray", "IntArray", "RestrictedGraph", "SpreadingGraph", "sum_sparse"]
 
 FloatArray = npt.NDArray[np.float64]
@@ -96,12 +98,19 @@ class SpreadingGraph:
         start = self._n
         self._n += count
         if self._n > len(self._out_strength):
-            capacity = max(self._n, 2 * len(self._out_strength), 1024)
-            self._out_strength = _grow(self._out_strength, capacity, 0.0)
-            self._out_degree = _grow(self._out_degree, capacity, 0.0)
-            self._spread_scale = _grow(self._spread_scale, capacity, 1.0)
+            self._resize(grown(self._n, len(self._out_strength)))
         self._delta_csr = None
         return range(start, self._n)
+
+    def reserve(self, count: int) -> None:
+        """Make room for exactly ``count`` more nodes (a load that knows its size leaves no headroom)."""
+        if self._n + count > len(self._out_strength):
+            self._resize(self._n + count)
+
+    def _resize(self, capacity: int) -> None:
+        self._out_strength = _grow(self._out_strength, capacity, 0.0)
+        self._out_degree = _grow(self._out_degree, capacity, 0.0)
+        self._spread_scale = _grow(self._spread_scale, capacity, 1.0)
 
     def add_edges(
         self, sources: npt.ArrayLike, targets: npt.ArrayLike, weights: npt.ArrayLike, *, increments: bool = False
@@ -487,6 +496,6 @@ def _compact_csr(matrix: sp.csr_array) -> sp.csr_array:
 
 
 def _grow(array: FloatArray, capacity: int, fill: float) -> FloatArray:
-    grown = np.full(capacity, fill)
-    grown[: len(array)] = array
-    return grown
+    resized = np.full(capacity, fill)
+    resized[: len(array)] = array
+    return resized
