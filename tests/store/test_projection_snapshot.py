@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.service import unit_of_work
+from graphmem.settings import SemanticSettings
 from graphmem.store.projection_snapshot import snapshot_path
+from graphmem.store.semantic_index import SemanticIndex
 from tests.conftest import ORDERS, WEBHOOK
 
 TEXTS = [WEBHOOK, ORDERS, "Redis holds the session storage for the web app",
@@ -99,3 +102,32 @@ def test_a_snapshot_of_another_store_at_the_same_path_is_not_used(tmp_path, extr
     assert set(reopened.projection.memory_nodes) == {m.id for m in reopened.repository.memories_by_seq([1, 2]).values()}
     assert [h.content for h in reopened.search("webhook deliveries").hits if "Stripe" in h.content] == []
     reopened.close()
+
+
+class _HashEmbedder:
+    """Unit vectors from a text's hash: enough to tell restored rows from fresh ones."""
+
+    dimensions = 8
+
+    def embed(self, texts: list[str]):
+        vectors = np.array([np.random.default_rng(sum(map(ord, text))).normal(size=8) for text in texts])
+        return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+    def ready(self) -> bool:
+        return True
+
+
+def test_restored_vector_tables_hold_exactly_their_rows_and_grow_on_the_next_write():
+    settings = SemanticSettings(enabled=True, related_k=0)
+    saved = SemanticIndex(_HashEmbedder(), settings)
+    saved.add_memories([10, 11, 12], TEXTS[:3])
+    restored = SemanticIndex(_HashEmbedder(), settings)
+    restored.restore(saved.state(), {}, {})
+    assert len(restored.memories.vectors) == restored.memories.count == 3  # no headroom until it grows
+    query = _HashEmbedder().embed(["retry webhooks"])[0]
+    nodes = np.array([12, 10, 11, 99])
+    assert restored.memory_similarity(query, nodes).tolist() == saved.memory_similarity(query, nodes).tolist()
+    for index in (saved, restored):
+        index.add_memories([13], TEXTS[3:4])
+    assert restored.memory_similarity(query, np.array([13, 10])).tolist() == saved.memory_similarity(
+        query, np.array([13, 10])).tolist()
