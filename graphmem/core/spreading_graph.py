@@ -310,11 +310,14 @@ class SpreadingGraph:
         columns = np.zeros(max(base.shape), dtype=bool)
         inside = min(columns.size, keep.size)
         columns[:inside] = keep[:inside]
+        if columns.all():  # nothing to drop (a projection of one project, filtered by it): the base itself
+            return RestrictedGraph(self, base, self._base_version)
         # Rows of the other nodes go too: a walk never stands on them, and the copy stays the filter's size.
         rows = np.repeat(columns[: base.shape[0]], np.diff(base.indptr))
         kept = columns[base.indices] & rows
         indptr = np.concatenate(([0], np.cumsum(kept, dtype=np.int64)))[base.indptr]
-        sub = sp.csr_array((base.data[kept], base.indices[kept], indptr), shape=base.shape)
+        # int32 like the base: an int64 row pointer made scipy widen the indices too (12 bytes an edge, not 8).
+        sub = _compact_csr(sp.csr_array((base.data[kept], base.indices[kept], indptr), shape=base.shape))
         return RestrictedGraph(self, sub, self._base_version)
 
     def column_counts(self, columns: IntArray) -> IntArray:
