@@ -93,6 +93,15 @@ class SpreadingGraph:
         view.flags.writeable = False
         return view
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the graph's arrays at their capacity, the base's transpose counted whether or not it is
+        built yet (the first spread that pushes many rows builds it, and it stays until the base changes)."""
+        base = self._base
+        csr = base.data.nbytes + base.indices.nbytes + base.indptr.nbytes
+        delta = sum(array.nbytes for parts in (self._delta_src, self._delta_dst, self._delta_w) for array in parts)
+        return int(2 * csr + delta + self._out_strength.nbytes + self._out_degree.nbytes + self._spread_scale.nbytes)
+
     def add_nodes(self, count: int) -> range:
         """Append ``count`` isolated nodes and return their indices."""
         start = self._n

@@ -309,7 +309,10 @@ class GraphProjection:
             self._reserve(len(concepts) + len(memories))
             self._load_concepts(concepts)
             self._load_memories(memories)
-            self._add_semantic(list(range(len(concepts))), [c[1] for c in concepts], [c[2] for c in concepts])
+            keys = [c[1] for c in concepts]
+            # The int objects concept_nodes holds, so the semantic index's compact-form map shares them
+            # (a fresh int per concept was 1.2 MiB of a 9,091-memory project's 43k concepts).
+            self._add_semantic([self.concept_nodes[key] for key in keys], keys, [c[2] for c in concepts])
             memory_nodes = list(range(len(concepts), len(concepts) + len(memories)))
             self.semantic.add_memories(memory_nodes, contents)
             self.keywords.add(memory_nodes, contents)
