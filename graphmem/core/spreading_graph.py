@@ -19,6 +19,8 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from graphmem.core.capacity import grown
+
 __all__ = ["INDEX", "WEIGHT", "FloatArray", "IntArray", "RestrictedGraph", "SpreadingGraph", "sum_sparse"]
 
 FloatArray = npt.NDArray[np.float64]
@@ -91,17 +93,33 @@ class SpreadingGraph:
         view.flags.writeable = False
         return view
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the graph's arrays at their capacity, the base's transpose counted whether or not it is
+        built yet (the first spread that pushes many rows builds it, and it stays until the base changes)."""
+        base = self._base
+        csr = base.data.nbytes + base.indices.nbytes + base.indptr.nbytes
+        delta = sum(array.nbytes for parts in (self._delta_src, self._delta_dst, self._delta_w) for array in parts)
+        return int(2 * csr + delta + self._out_strength.nbytes + self._out_degree.nbytes + self._spread_scale.nbytes)
+
     def add_nodes(self, count: int) -> range:
         """Append ``count`` isolated nodes and return their indices."""
         start = self._n
         self._n += count
         if self._n > len(self._out_strength):
-            capacity = max(self._n, 2 * len(self._out_strength), 1024)
-            self._out_strength = _grow(self._out_strength, capacity, 0.0)
-            self._out_degree = _grow(self._out_degree, capacity, 0.0)
-            self._spread_scale = _grow(self._spread_scale, capacity, 1.0)
+            self._resize(grown(self._n, len(self._out_strength)))
         self._delta_csr = None
         return range(start, self._n)
+
+    def reserve(self, count: int) -> None:
+        """Make room for exactly ``count`` more nodes (a load that knows its size leaves no headroom)."""
+        if self._n + count > len(self._out_strength):
+            self._resize(self._n + count)
+
+    def _resize(self, capacity: int) -> None:
+        self._out_strength = _grow(self._out_strength, capacity, 0.0)
+        self._out_degree = _grow(self._out_degree, capacity, 0.0)
+        self._spread_scale = _grow(self._spread_scale, capacity, 1.0)
 
     def add_edges(
         self, sources: npt.ArrayLike, targets: npt.ArrayLike, weights: npt.ArrayLike, *, increments: bool = False
@@ -301,11 +319,14 @@ class SpreadingGraph:
         columns = np.zeros(max(base.shape), dtype=bool)
         inside = min(columns.size, keep.size)
         columns[:inside] = keep[:inside]
+        if columns.all():  # nothing to drop (a projection of one project, filtered by it): the base itself
+            return RestrictedGraph(self, base, self._base_version)
         # Rows of the other nodes go too: a walk never stands on them, and the copy stays the filter's size.
         rows = np.repeat(columns[: base.shape[0]], np.diff(base.indptr))
         kept = columns[base.indices] & rows
         indptr = np.concatenate(([0], np.cumsum(kept, dtype=np.int64)))[base.indptr]
-        sub = sp.csr_array((base.data[kept], base.indices[kept], indptr), shape=base.shape)
+        # int32 like the base: an int64 row pointer made scipy widen the indices too (12 bytes an edge, not 8).
+        sub = _compact_csr(sp.csr_array((base.data[kept], base.indices[kept], indptr), shape=base.shape))
         return RestrictedGraph(self, sub, self._base_version)
 
     def column_counts(self, columns: IntArray) -> IntArray:
@@ -487,6 +508,6 @@ def _compact_csr(matrix: sp.csr_array) -> sp.csr_array:
 
 
 def _grow(array: FloatArray, capacity: int, fill: float) -> FloatArray:
-    grown = np.full(capacity, fill)
-    grown[: len(array)] = array
-    return grown
+    resized = np.full(capacity, fill)
+    resized[: len(array)] = array
+    return resized

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import Stemmer
 
+from graphmem.core.capacity import grown
 from nlp.normalize import fold_accents
 
 __all__ = ["KeywordIndex", "index_terms"]
@@ -160,16 +161,16 @@ class KeywordIndex:
         vocabulary = self.vocabulary
         ids = {token: vocabulary.setdefault(stem, len(vocabulary)) for token, stem in stems.items()}
         if len(vocabulary) > self._df.size:
-            grown = np.zeros(max(len(vocabulary), 2 * self._df.size, 1024), dtype=np.int32)
-            grown[: self._df.size] = self._df
-            self._df = grown
+            resized = np.zeros(grown(len(vocabulary), self._df.size), dtype=np.int32)
+            resized[: self._df.size] = self._df
+            self._df = resized
         return ids
 
     def _grow_length(self, size: int) -> None:
         if size > self._length.size:
-            grown = np.zeros(max(size, 2 * self._length.size, 1024), dtype=np.int32)
-            grown[: self._length.size] = self._length
-            self._length = grown
+            resized = np.zeros(grown(size, self._length.size), dtype=np.int32)
+            resized[: self._length.size] = self._length
+            self._length = resized
 
     def merge(self) -> None:
         """Fold the pending postings into the CSR."""

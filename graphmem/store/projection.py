@@ -21,6 +21,7 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
+from graphmem.core.capacity import grown
 from graphmem.core.facts import FACT_SPREAD
 from graphmem.core.relations import RELATION_TYPES
 from graphmem.core.spreading_graph import WEIGHT, FloatArray, IntArray, SpreadingGraph
@@ -81,50 +82,110 @@ class ConceptKinds(Mapping[int, str]):
 
 
 class SeqIndex(Mapping[int, int]):
-    """memory seq → node as a dense int32 array (seqs are the store's autoincrement ids).
+    """memory seq → node: a dense int32 array by seq while that is the smaller form, as in a projection of the
+    whole store (seqs are the store's autoincrement ids), else the held seqs sorted with their nodes, as in a
+    projection of one project of a larger store (its seqs spread over the store's: a dense array of a
+    9,091-memory project in a 1M-memory store held 3.8 MiB, the pairs 0.1; issue 26).
 
     >>> index = SeqIndex(); index.assign(np.array([3, 7]), np.array([10, 11]))
     >>> index[7], 3 in index, 4 in index, len(index), index.lookup(np.array([3, 4, 99])).tolist()
     (11, True, False, 2, [10, -1, -1])
+    >>> index.assign(np.array([1_000_000]), np.array([12]))  # sparse now: pairs, not a million slots
+    >>> index.nbytes < 100, index[1_000_000], list(index), index.lookup(np.array([7, 8, 10**7])).tolist()
+    (True, 12, [3, 7, 1000000], [11, -1, -1])
     """
 
+    _DENSE_MIN = 1024  # slots a dense array may always have
+    _PAIR_BYTES = 12  # a seq (int64) and its node (int32), against a dense slot's 4
+
     def __init__(self) -> None:
-        self._node = np.full(0, -1, dtype=np.int32)
+        self._node = np.full(0, -1, dtype=np.int32)  # dense: node by seq (-1: none)
+        self._seqs: np.ndarray | None = None  # sparse: the held seqs ascending (None: dense)
+        self._nodes = np.zeros(0, dtype=np.int32)  # sparse: their nodes
         self._count = 0
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the arrays."""
+        return int(self._node.nbytes + self._nodes.nbytes + (0 if self._seqs is None else self._seqs.nbytes))
+
     def assign(self, seqs: IntArray, nodes: IntArray) -> None:
-        """Record that each of ``seqs`` (new, non-negative) is held by the matching node."""
+        """Record that each of ``seqs`` (non-negative) is held by the matching node."""
         seqs = np.asarray(seqs, dtype=np.int64)
         if seqs.size == 0:
             return
         top = int(seqs.max()) + 1
-        if top > self._node.size:
-            grown = np.full(max(top, 2 * self._node.size, 1024), -1, dtype=np.int32)
-            grown[: self._node.size] = self._node
-            self._node = grown
-        self._count += int(np.count_nonzero(self._node[seqs] < 0))
-        self._node[seqs] = nodes
+        if self._seqs is None and (top <= self._node.size or self._dense_fits(top, self._count + seqs.size)):
+            if top > self._node.size:
+                resized = np.full(grown(top, self._node.size, self._DENSE_MIN), -1, dtype=np.int32)
+                resized[: self._node.size] = self._node
+                self._node = resized
+            self._count += int(np.unique(seqs[self._node[seqs] < 0]).size)
+            self._node[seqs] = nodes
+            return
+        held_seqs, held_nodes = self._held()
+        # Sorted runs: the stable sort merges them in linear time (a write's new seqs are above the held ones).
+        self._rebuild(np.concatenate([held_seqs, seqs]),
+                      np.concatenate([held_nodes, np.asarray(nodes, dtype=np.int64)]))
+
+    def _dense_fits(self, top: int, count: int) -> bool:
+        return top <= max(self._DENSE_MIN, count * self._PAIR_BYTES // 4)
+
+    def _held(self) -> tuple[IntArray, IntArray]:
+        """The held seqs ascending, and their nodes."""
+        if self._seqs is not None:
+            return self._seqs, self._nodes.astype(np.int64)
+        seqs = np.flatnonzero(self._node >= 0)
+        return seqs, self._node[seqs].astype(np.int64)
+
+    def _node_of(self, seq: object) -> int:
+        """The node of one seq, -1 where none."""
+        if not isinstance(seq, (int, np.integer)) or seq < 0:
+            return -1
+        if self._seqs is None:
+            return int(self._node[seq]) if seq < self._node.size else -1
+        at = int(np.searchsorted(self._seqs, seq))
+        return int(self._nodes[at]) if at < self._seqs.size and self._seqs[at] == seq else -1
+
+    def _rebuild(self, seqs: IntArray, nodes: IntArray) -> None:
+        """Hold exactly these pairs (a later pair of one seq wins), in the smaller form."""
+        order = np.argsort(seqs, kind="stable")
+        seqs, nodes = seqs[order], nodes[order]
+        last = np.append(seqs[1:] != seqs[:-1], True)
+        seqs, nodes = seqs[last], nodes[last]
+        self._count = int(seqs.size)
+        top = int(seqs[-1]) + 1 if seqs.size else 0
+        if self._dense_fits(top, self._count):
+            self._seqs, self._nodes = None, np.zeros(0, dtype=np.int32)
+            self._node = np.full(max(top, self._DENSE_MIN), -1, dtype=np.int32)
+            self._node[seqs] = nodes
+        else:
+            self._node = np.full(0, -1, dtype=np.int32)
+            self._seqs, self._nodes = seqs, nodes.astype(np.int32)
 
     def lookup(self, seqs: IntArray) -> IntArray:
         """The node of each seq, -1 where none (vectorized ``get``)."""
         seqs = np.asarray(seqs, dtype=np.int64)
-        inside = (seqs >= 0) & (seqs < self._node.size)
         nodes = np.full(seqs.size, -1, dtype=np.int64)
-        nodes[inside] = self._node[seqs[inside]]
+        if self._seqs is None:
+            inside = (seqs >= 0) & (seqs < self._node.size)
+            nodes[inside] = self._node[seqs[inside]]
+        elif self._seqs.size:
+            at = np.minimum(np.searchsorted(self._seqs, seqs), self._seqs.size - 1)
+            hit = self._seqs[at] == seqs
+            nodes[hit] = self._nodes[at[hit]]
         return nodes
 
     def __getitem__(self, seq: int) -> int:
-        if 0 <= seq < self._node.size and (node := int(self._node[seq])) >= 0:
+        if (node := self._node_of(seq)) >= 0:
             return node
         raise KeyError(seq)
 
     def __contains__(self, seq: object) -> bool:
-        if not isinstance(seq, (int, np.integer)) or not 0 <= seq < self._node.size:
-            return False
-        return bool(self._node[seq] >= 0)
+        return self._node_of(seq) >= 0
 
     def __iter__(self) -> Iterator[int]:
-        return iter(np.flatnonzero(self._node >= 0).tolist())
+        return iter(self._held()[0].tolist())
 
     def __len__(self) -> int:
         return self._count
@@ -187,14 +248,22 @@ class GraphProjection:
         nodes = self.graph.add_nodes(count)
         self._generation += 1
         if self.graph.n_nodes > len(self._cols["seq"]):
-            capacity = max(self.graph.n_nodes, 2 * len(self._cols["seq"]), 1024)
-            for name, (dtype, fill) in _COLUMNS.items():
-                grown: np.ndarray = np.full(capacity, fill, dtype)
-                grown[: len(self._cols[name])] = self._cols[name]
-                self._cols[name] = grown
+            self._resize_columns(grown(self.graph.n_nodes, len(self._cols["seq"])))
         self._cols["node_type"][nodes.start : nodes.stop] = node_type
         self.names.extend(names)
         return nodes
+
+    def _resize_columns(self, capacity: int) -> None:
+        for name, (dtype, fill) in _COLUMNS.items():
+            resized: np.ndarray = np.full(capacity, fill, dtype)
+            resized[: len(self._cols[name])] = self._cols[name]
+            self._cols[name] = resized
+
+    def _reserve(self, count: int) -> None:
+        """Make room for exactly ``count`` more nodes in the columns and the graph (a load knows its size)."""
+        if self.graph.n_nodes + count > len(self._cols["seq"]):
+            self._resize_columns(self.graph.n_nodes + count)
+        self.graph.reserve(count)
 
     def kind_names(self) -> list[str]:
         """Concept kinds by their code in the ``concept_kind`` column."""
@@ -239,9 +308,13 @@ class GraphProjection:
         """Add rows read as :meth:`load` reads them (by it, or scoped to some projects by
         :mod:`graphmem.store.project_scope`) to an empty projection."""
         with self.lock:
+            self._reserve(len(concepts) + len(memories))
             self._load_concepts(concepts)
             self._load_memories(memories)
-            self._add_semantic(list(range(len(concepts))), [c[1] for c in concepts], [c[2] for c in concepts])
+            keys = [c[1] for c in concepts]
+            # The int objects concept_nodes holds, so the semantic index's compact-form map shares them
+            # (a fresh int per concept was 1.2 MiB of a 9,091-memory project's 43k concepts).
+            self._add_semantic([self.concept_nodes[key] for key in keys], keys, [c[2] for c in concepts])
             memory_nodes = list(range(len(concepts), len(concepts) + len(memories)))
             self.semantic.add_memories(memory_nodes, contents)
             self.keywords.add(memory_nodes, contents)

@@ -10,7 +10,9 @@ Instead of one projection of the whole store, the server keeps one per project i
 * the projections are kept least recently used first, and the oldest are dropped while the pool's
   estimated size is over its budget (the one just asked for is always kept, so a project larger than the
   budget still answers). A dropped projection writes its snapshot first when it has moved on since its last
-  one, so its next first read is the fast path.
+  one, so its next first read is the fast path. The size is :func:`estimated_bytes`: the arrays at their
+  capacity and the Python objects a projection holds. After a load or an eviction the C heap's freed pages go
+  back to the system (:func:`release_free_heap`): a load from the rows frees more than it keeps.
 
 A read that names no project (and the use cases that read the whole graph: graph, status with its graph
 statistics, lint, clusters) uses the whole store's projection, loaded on demand and counted in the same
@@ -20,7 +22,10 @@ budget, under the key :data:`WHOLE_STORE`: exact, and as costly as an unpartitio
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import hashlib
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
@@ -33,13 +38,13 @@ from graphmem.store.changes import current_generation
 from graphmem.store.engine import snapshot
 from graphmem.store.follow import follow
 from graphmem.store.project_scope import ProjectScope
-from graphmem.store.projection import _COLUMNS, GraphProjection
+from graphmem.store.projection import GraphProjection
 from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
 
-__all__ = ["WHOLE_STORE", "PoolEntry", "ProjectionPool", "engine_generation", "estimated_bytes"]
+__all__ = ["WHOLE_STORE", "PoolEntry", "ProjectionPool", "engine_generation", "estimated_bytes", "release_free_heap"]
 
 WHOLE_STORE: None = None  # the pool's key for the whole store's projection
-_PER_NODE = 360  # bytes a node holds outside the arrays: its name, its id-map entry, its tag set
+_INT = sys.getsizeof(1 << 20)  # an int object above CPython's small-int cache: a node number, a term id
 
 
 @dataclass(slots=True)
@@ -76,6 +81,7 @@ class ProjectionPool:
         store holds (:meth:`~graphmem.store.project_scope.ProjectScope.admit`)."""
         with self._lock:
             entry = self._entries.get(project)
+            loaded = entry is None
             if entry is None:
                 entry = self._load(project, engine)
                 self._entries[project] = entry
@@ -87,7 +93,8 @@ class ProjectionPool:
             if entry.scope is not None and concepts:
                 entry.scope.admit(entry.projection, engine, concepts)
             self._entries.move_to_end(project)
-            self._evict(engine)
+            if self._evict(engine) or loaded:
+                release_free_heap()
             return entry.projection
 
     def held(self) -> dict[str | None, PoolEntry]:
@@ -139,12 +146,16 @@ class ProjectionPool:
             generation = projection.load(engine) if scope is None else scope.load(projection, engine)
         return PoolEntry(projection, scope, generation, estimated_bytes(projection), saved or 0)
 
-    def _evict(self, engine: Engine) -> None:
+    def _evict(self, engine: Engine) -> int:
+        """Drop the least recently used projections while over the budget; return how many."""
         total = sum(entry.nbytes for entry in self._entries.values())
+        dropped = 0
         while total > self.budget and len(self._entries) > 1:
             project, entry = self._entries.popitem(last=False)
             total -= entry.nbytes
             self._save(project, entry, engine)
+            dropped += 1
+        return dropped
 
     def _save(self, project: str | None, entry: PoolEntry, engine: Engine) -> None:
         path = self.snapshot_of(project)
@@ -159,6 +170,32 @@ class ProjectionPool:
         entry.saved = entry.generation
 
 
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library has none (macOS, musl, Windows)."""
+    name = ctypes.util.find_library("c")
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return None
+    return trim
+
+
+_TRIM = _malloc_trim() if sys.platform.startswith("linux") else None
+
+
+def release_free_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere nothing).
+
+    A load from the rows frees more than it keeps (a 9,091-memory project of the 1M-memory bench: 81 MiB of
+    rows, tokens and scratch at its peak, 31 MiB held), and glibc keeps freed heap pages resident: after
+    five such loads and their queries the partitioned server held 496 MiB, 453 once each load and eviction
+    trimmed (docs/benchmarks.md, "The pool at 1M memories in 100 projects"). A trim walks the free chunks,
+    a few milliseconds against a load's seconds.
+    """
+    if _TRIM is not None:
+        _TRIM(0)
+
+
 def engine_generation(engine: Engine) -> int:
     """The store generation ``engine`` shows now."""
     with snapshot(engine) as connection:
@@ -166,14 +203,36 @@ def engine_generation(engine: Engine) -> int:
 
 
 def estimated_bytes(projection: GraphProjection) -> int:
-    """What ``projection`` holds in memory, estimated from its arrays (graph, columns, vectors) plus a fixed
-    cost per node for the Python objects (names, id maps, tag sets)."""
+    """What ``projection`` holds in memory: its arrays at their capacity (the graph with its transpose, the
+    columns, the seq index, the vector tables, the keyword postings) and its Python objects as
+    :func:`sys.getsizeof` counts them (names, the name → node maps, the compact forms, the keyword vocabulary,
+    the tag sets, the relations). A 9,091-memory project of the 1M-memory bench holds about 30 MiB; the arrays
+    and 360 bytes a node, as counted before, left out about a fifth of it (docs/benchmarks.md)."""
     with projection.lock:
-        graph = sum(array.nbytes for array in projection.graph.state().values())
-        n = projection.graph.n_nodes
-        columns = sum(projection.col(name).nbytes for name in _COLUMNS)
-        semantic = projection.semantic.memories.vectors.nbytes + projection.semantic.words.vectors.nbytes
-    return graph + columns + semantic + _PER_NODE * n
+        semantic = projection.semantic
+        vectors = sum(array.nbytes for rows in (semantic.memories, semantic.words)
+                      for array in (rows.vectors, rows.nodes, rows.row_of))
+        arrays = (projection.graph.nbytes + sum(column.nbytes for column in projection._cols.values())
+                  + projection.memory_by_seq.nbytes + projection.keywords.nbytes() + vectors)
+        return arrays + _object_bytes(projection)
+
+
+def _object_bytes(projection: GraphProjection) -> int:
+    names = projection.names
+    size = sys.getsizeof(names) + sum(map(sys.getsizeof, names))
+    for nodes in (projection.concept_nodes, projection.memory_nodes):
+        size += sys.getsizeof(nodes) + _INT * len(nodes)
+    compact = projection.semantic.compact  # a form spelled as its concept's key is that key's string
+    size += sys.getsizeof(compact) + sum(sys.getsizeof(form) for form, node in compact.items()
+                                         if names[node] is not form)
+    vocabulary = projection.keywords.vocabulary
+    size += sys.getsizeof(vocabulary) + sum(map(sys.getsizeof, vocabulary)) + _INT * len(vocabulary)
+    for sets in (projection.tags, projection.tools):
+        size += sys.getsizeof(sets) + sum(sys.getsizeof(members) + _INT for members in sets.values())
+    size += sys.getsizeof(projection.folded_keys) + sum(map(sys.getsizeof, projection.folded_keys))
+    size += sys.getsizeof(projection.relations) + sum(
+        sys.getsizeof(edge) + sum(map(sys.getsizeof, edge)) for edge in projection.relations.values())
+    return size
 
 
 def _holds_only(projection: GraphProjection, project: str | None) -> bool:

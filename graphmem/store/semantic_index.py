@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from graphmem.core.capacity import grown
 from graphmem.core.semantic import compact_form, nearest_pairs
 from graphmem.settings import SemanticSettings
 
@@ -49,7 +50,7 @@ def word_concept(key: str, kind: str) -> bool:
 
 
 class _Rows:
-    """Vectors by row, with a node → row map; both grow by doubling."""
+    """Vectors by row, with a node → row map; both grow by a quarter (:func:`graphmem.core.capacity.grown`)."""
 
     def __init__(self, dimensions: int, dtype: type[np.generic] = _VECTOR) -> None:
         self.vectors = np.zeros((0, dimensions), dtype=dtype)
@@ -59,10 +60,7 @@ class _Rows:
 
     def _grow(self, stop: int) -> None:
         if stop > len(self.vectors):
-            grown = np.zeros((max(stop, 2 * len(self.vectors), 256), self.vectors.shape[1]), dtype=self.vectors.dtype)
-            grown[: self.count] = self.vectors[: self.count]
-            self.vectors = grown
-            self.nodes = np.resize(self.nodes, len(grown))
+            self._resize(grown(stop, len(self.vectors), floor=256))
 
     def _put(self, start: int, vectors: np.ndarray) -> None:
         self.vectors[start:start + len(vectors)] = vectors
@@ -79,11 +77,17 @@ class _Rows:
         stop = start + node_array.size
         self.nodes[start:stop] = node_array
         if node_array.size and node_array.max() >= len(self.row_of):
-            grown_map = np.full(max(int(node_array.max()) + 1, 2 * len(self.row_of), 1024), -1, dtype=np.int32)
-            grown_map[: len(self.row_of)] = self.row_of
-            self.row_of = grown_map
+            row_of = np.full(grown(int(node_array.max()) + 1, len(self.row_of)), -1, dtype=np.int32)
+            row_of[: len(self.row_of)] = self.row_of
+            self.row_of = row_of
         self.row_of[node_array] = np.arange(start, stop, dtype=np.int32)
         self.count = stop
+
+    def _resize(self, capacity: int) -> None:
+        vectors = np.zeros((capacity, self.vectors.shape[1]), dtype=self.vectors.dtype)
+        vectors[: self.count] = self.vectors[: self.count]
+        self.vectors = vectors
+        self.nodes = np.resize(self.nodes, capacity)
 
     def rows(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:
         inside = nodes < len(self.row_of)
@@ -98,8 +102,13 @@ class _Rows:
         return {f"{prefix}_vectors": self.active(), f"{prefix}_nodes": self.nodes[: self.count]}
 
     def restore(self, vectors: np.ndarray, nodes: np.ndarray) -> None:
-        self.count = 0
-        self.add(nodes.astype(np.int64).tolist(), vectors)
+        """Hold a snapshot's rows as loaded: their exact size (grown on the next add), and no copy of the table
+        when it is stored in the table's dtype (it was converted to float32 and copied: 2.5 times its size)."""
+        self.vectors = np.ascontiguousarray(vectors, dtype=self.vectors.dtype)
+        self.nodes = nodes.astype(np.int64)
+        self.count = len(nodes)
+        self.row_of = np.full(int(self.nodes.max()) + 1 if self.count else 0, -1, dtype=np.int32)
+        self.row_of[self.nodes] = np.arange(self.count, dtype=np.int32)
 
 
 def _dot(block: np.ndarray, vector: Vectors) -> npt.NDArray[np.float32]:
@@ -157,6 +166,11 @@ class _QuantizedRows(_Rows):
         self.nodes = np.zeros(len(nodes), dtype=np.int64)
         self.count = 0
         self._map(nodes.astype(np.int64), 0)
+
+    def restore(self, vectors: np.ndarray, nodes: np.ndarray) -> None:
+        """A float table (a format-5 snapshot's float16 rows): quantized a block at a time."""
+        self.count = 0
+        self.add(nodes.astype(np.int64).tolist(), vectors)
 
 
 class SemanticIndex:

@@ -68,13 +68,13 @@ def _random_graph(seed: int) -> SpreadingGraph:
     return graph
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_a_restricted_graph_spreads_exactly_like_the_graph_with_the_same_admit(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "share"), [(0, 0.5), (1, 0.5), (2, 0.5), (3, 1.0)])
+def test_a_restricted_graph_spreads_exactly_like_the_graph_with_the_same_admit(seed: int, share: float) -> None:
     from graphmem.core.activation import hop_spread_sparse
 
     graph = _random_graph(seed)
     rng = np.random.default_rng(seed + 10)
-    keep = rng.random(70) < 0.5
+    keep = rng.random(70) < share
     seeds = np.flatnonzero(keep)[:4]
 
     def admit(nodes: np.ndarray) -> np.ndarray:
@@ -86,6 +86,9 @@ def test_a_restricted_graph_spreads_exactly_like_the_graph_with_the_same_admit(s
     sub = hop_spread_sparse(restricted, seeds, np.ones(seeds.size), hops=3, decay=0.5, prune=1e-4, admit=admit)
     assert full[0].tolist() == sub[0].tolist()
     assert full[1].tolist() == sub[1].tolist()  # bit for bit: same terms, same order of summation
+    base = graph._base
+    assert restricted.base.indices.dtype == restricted.base.indptr.dtype == np.int32  # as compact as the base
+    assert (restricted.base is base) == keep.all()  # nothing to drop: no copy
     graph.compact()
     assert not restricted.current
 

@@ -52,3 +52,14 @@ def test_a_background_load_that_fails_gives_zero_vectors_and_says_why_once(monke
 def test_the_background_loader_embeds_like_the_model():
     loader = embedding.BackgroundEmbedder(print)
     np.testing.assert_array_equal(loader.embed(["roll back"]), load_embedder().embed(["roll back"]))
+
+
+
+def test_the_tokenizer_without_its_word_cache_gives_the_tokens_a_cached_one_gives():
+    from tokenizers import Tokenizer
+
+    cached = Tokenizer.from_file(str(embedding._verified(embedding.package_dir(), *embedding._TOKENIZER)))
+    texts = ["The deploy rolled back at noon", "the deploy rolled back at noon", "Café au lait, s'il vous plaît"]
+    for text in texts * 2:  # the second pass reads the cached tokenizer's cache
+        assert load_embedder().tokenizer.encode(text, add_special_tokens=False).ids == cached.encode(
+            text, add_special_tokens=False).ids

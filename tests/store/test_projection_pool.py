@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from graphmem import MemoryService, Settings
@@ -185,3 +186,62 @@ async def test_open_and_status_on_a_partitioned_server_load_no_whole_store_proje
         with_graph = await client.call_tool("memory_status", {"graph": True})
         assert with_graph.structured_content["graph"]["memories"] == shown["memories"]
         assert None in pooled.uow.pool.held()  # the graph's statistics are the whole store's, loaded on demand
+
+
+class _HashEmbedder:
+    """Unit vectors from a text's hash, 256 wide like the model's (so the vector tables weigh what they do)."""
+
+    dimensions = 256
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        vectors = np.array([np.random.default_rng(sum(map(ord, text))).normal(size=256) for text in texts])
+        return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+    def ready(self) -> bool:
+        return True
+
+
+def _project_rows(memories: int, concepts: int, seed: int) -> tuple[list, list, np.ndarray, list[str]]:
+    """Rows as ProjectScope.load reads them: one project's memories, seqs spread over a 100-times larger store."""
+    rng = random.Random(seed)
+    words = [f"{rng.choice(WORDS)}{number}" for number in range(concepts)]
+    concept_rows = [(7 * seq + 1, key if seq % 3 else f"{key} {rng.choice(WORDS)}", "term" if seq % 3 else "phrase",
+                     rng.randint(1, 50)) for seq, key in enumerate(words)]
+    memory_rows, contents, mentions = [], [], []
+    for number in range(memories):
+        seq = 100 * number + 5
+        mentioned = rng.sample(range(concepts), 12)
+        contents.append(" ".join(concept_rows[c][1] for c in mentioned) + f" note {number}")
+        memory_rows.append((seq, f"m{number:06d}", "p01", "note", "active", 1_000, 1_000, None, "[]", 12, 1.0, 0, 0,
+                            None, None, "[]"))
+        mentions += [(seq, concept_rows[c][0], rng.random()) for c in mentioned]
+    return concept_rows, memory_rows, np.array(mentions, dtype=np.float64), contents
+
+
+def test_the_pools_estimate_of_a_project_is_within_a_quarter_of_what_its_load_allocates():
+    import gc
+    import tracemalloc
+
+    from graphmem.settings import ActivationSettings, SemanticSettings
+    from graphmem.store.keyword_index import index_terms
+    from graphmem.store.projection import MEMORY, GraphProjection
+    from graphmem.store.projection_pool import estimated_bytes
+
+    for text in _project_rows(3_000, 12_000, seed=1)[3]:
+        index_terms(text)  # the process-wide stem cache holds these tokens before the measure
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        projection = GraphProjection(ActivationSettings(), SemanticSettings(enabled=True, related_k=0),
+                                     _HashEmbedder())
+        concepts, memories, mentions, contents = _project_rows(3_000, 12_000, seed=1)
+        projection.build(concepts, memories, mentions, [], [], [], contents)
+        projection.graph.column_counts(np.flatnonzero(projection.col("node_type") == MEMORY))  # builds the transpose
+        del concepts, memories, mentions, contents
+        gc.collect()
+        allocated = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert projection.memory_count == 3_000
+    assert 0.75 * allocated <= estimated_bytes(projection) <= 1.25 * allocated, (estimated_bytes(projection), allocated)

@@ -1,13 +1,140 @@
-"""The projection snapshot: mapped, not read, so a projection restored from it is an ordinary one."""
+"""Projection snapshots: opening from a snapshot plus the change log equals a load from the rows."""
 
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
+import numpy as np
+import pytest
+
+from graphmem import MemoryService, Settings
+from graphmem.service import unit_of_work
+from graphmem.settings import SemanticSettings
 from graphmem.store.changes import current_generation
 from graphmem.store.engine import snapshot
 from graphmem.store.projection import GraphProjection
-from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
+from graphmem.store.projection_snapshot import load_snapshot, save_snapshot, snapshot_path
+from graphmem.store.semantic_index import SemanticIndex
+from tests.conftest import ORDERS, WEBHOOK
+
+TEXTS = [WEBHOOK, ORDERS, "Redis holds the session storage for the web app",
+         "Zebra-striped canary deploys use the flamingo feature flag service",
+         "Never retry a non-idempotent POST to a downstream service"]
+
+
+@pytest.fixture(autouse=True)
+def small_snapshots(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # where a PostgreSQL store's snapshot goes
+    monkeypatch.setattr(unit_of_work, "SNAPSHOT_MIN_MEMORIES", 1)
+    monkeypatch.setattr(unit_of_work, "SNAPSHOT_EVERY", 1)
+
+
+def _open(db: Path | str, extractor) -> MemoryService:
+    return MemoryService(Settings.load(db=str(db), environ={}), extractor=extractor)
+
+
+def _same(a: MemoryService, b: MemoryService) -> None:
+    """Equal as graphs: node numbering may differ (a followed write appends its concepts after the
+    memories loaded before it), so everything is compared by memory id and concept key."""
+    pa, pb = a.projection, b.projection
+    assert pa.memory_nodes.keys() == pb.memory_nodes.keys() and pa.concept_nodes.keys() == pb.concept_nodes.keys()
+    assert pa.relations == pb.relations and pa.memory_count == pb.memory_count
+    for memory_id, node in pa.memory_nodes.items():
+        other = pb.memory_nodes[memory_id]
+        assert pa.tags.get(node) == pb.tags.get(other)
+        for name in ("status", "valid_to", "hidden", "length", "strength"):
+            assert pa.col(name)[node] == pb.col(name)[other], (memory_id, name)
+    for key, node in pa.concept_nodes.items():
+        assert pa.col("df")[node] == pb.col("df")[pb.concept_nodes[key]], key
+    assert _edges(pa) == pytest.approx(_edges(pb), rel=1e-6)  # float32 weights: rounded once per merge
+    for query in ("retry webhooks", "flamingo canary", "session storage"):
+        assert [h.id for h in a.search(query).hits] == [h.id for h in b.search(query).hits]
+        keyword = [[(p.names[node], round(score, 9)) for node, score in p.keywords.rank(query.split(), 10)]
+                   for p in (pa, pb)]
+        assert keyword[0] == keyword[1] and keyword[0], query  # the keyword index, followed and restored
+
+
+def _edges(projection) -> dict[tuple[str, str], float]:
+    adjacency = projection.graph.adjacency().tocoo()
+    return {(projection.names[i], projection.names[j]): round(float(w), 9)
+            for i, j, w in zip(adjacency.row.tolist(), adjacency.col.tolist(), adjacency.data.tolist(), strict=True)
+            if w > 1e-12}
+
+
+def test_a_store_opened_from_its_snapshot_and_the_log_answers_like_a_fresh_load(new_store, extractor):
+    db = new_store("memory.db")
+    first = _open(db, extractor)
+    ids = [first.store(text, project="p", tags=["t"]).id for text in TEXTS[:3]]
+    first.relations.relate(ids[1], ids[0], "supports")
+    first.facts.add("alice", "works at", "acme")
+    first.close()
+    assert snapshot_path(first.engine).exists()
+
+    writer = _open(db, extractor)  # another process writes after the snapshot was taken
+    late = [writer.store(text, project="p").id for text in TEXTS[3:]]
+    writer.relations.relate(late[1], ids[0], "supersedes")
+    writer.edits.forget(ids[2])
+
+    from_snapshot = _open(db, extractor)
+    assert 0 < from_snapshot.uow._snapshot_generation < writer.uow.generation  # opened from the snapshot
+    assert from_snapshot.uow.generation == writer.uow.generation  # and followed the log since
+    snapshot_path(first.engine).unlink()
+    from_rows = _open(db, extractor)
+    _same(from_snapshot, from_rows)
+    for service in (writer, from_snapshot, from_rows):
+        service.close()
+
+
+@pytest.mark.sqlite_only("deletes the store's files and creates another store at the same path")
+def test_a_snapshot_of_another_store_at_the_same_path_is_not_used(tmp_path, extractor):
+    db = tmp_path / "memory.db"
+    old = _open(db, extractor)
+    old.store(WEBHOOK)
+    old.store(ORDERS)
+    old.close()
+    saved = snapshot_path(old.engine).read_bytes()
+    for leftover in tmp_path.glob("memory.db*"):
+        leftover.unlink()
+    new = _open(db, extractor)
+    new.store("Redis holds the session storage for the web app")
+    new.store("Zebra-striped canary deploys use the flamingo feature flag service")
+    new.uow.router.close()
+    new.engine.dispose()  # no close(): keep the old snapshot in place
+    snapshot_path(new.engine).write_bytes(saved)
+    reopened = _open(db, extractor)
+    assert set(reopened.projection.memory_nodes) == {m.id for m in reopened.repository.memories_by_seq([1, 2]).values()}
+    assert [h.content for h in reopened.search("webhook deliveries").hits if "Stripe" in h.content] == []
+    reopened.close()
+
+
+class _HashEmbedder:
+    """Unit vectors from a text's hash: enough to tell restored rows from fresh ones."""
+
+    dimensions = 8
+
+    def embed(self, texts: list[str]):
+        vectors = np.array([np.random.default_rng(sum(map(ord, text))).normal(size=8) for text in texts])
+        return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+    def ready(self) -> bool:
+        return True
+
+
+def test_restored_vector_tables_hold_exactly_their_rows_and_grow_on_the_next_write():
+    settings = SemanticSettings(enabled=True, related_k=0)
+    saved = SemanticIndex(_HashEmbedder(), settings)
+    saved.add_memories([10, 11, 12], TEXTS[:3])
+    restored = SemanticIndex(_HashEmbedder(), settings)
+    restored.restore(saved.state(), {}, {})
+    assert len(restored.memories.vectors) == restored.memories.count == 3  # no headroom until it grows
+    query = _HashEmbedder().embed(["retry webhooks"])[0]
+    nodes = np.array([12, 10, 11, 99])
+    assert restored.memory_similarity(query, nodes).tolist() == saved.memory_similarity(query, nodes).tolist()
+    for index in (saved, restored):
+        index.add_memories([13], TEXTS[3:4])
+    assert restored.memory_similarity(query, np.array([13, 10])).tolist() == saved.memory_similarity(
+        query, np.array([13, 10])).tolist()
 
 
 def _saved(service, tmp_path, name="projection.npz"):

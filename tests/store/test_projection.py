@@ -1,0 +1,41 @@
+"""The projection's own structures: the seq index in its dense and sparse forms."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphmem.store.projection import SeqIndex
+
+_BATCHES = st.lists(st.lists(st.tuples(st.integers(0, 200_000), st.integers(0, 10_000)), max_size=40), max_size=6)
+
+
+@given(_BATCHES)
+def test_the_seq_index_maps_what_a_dict_maps_whatever_its_form(batches):
+    index, expected = SeqIndex(), {}
+    for batch in batches:
+        index.assign(np.array([seq for seq, _ in batch], dtype=np.int64),
+                     np.array([node for _, node in batch], dtype=np.int64))
+        expected.update(batch)
+    probes = np.array([*expected, -1, 0, 5, 199_999, 10**9], dtype=np.int64)
+    assert index.lookup(probes).tolist() == [expected.get(int(seq), -1) for seq in probes]
+    assert len(index) == len(expected) and list(index) == sorted(expected)
+    assert all(index[seq] == node and seq in index for seq, node in expected.items())
+    assert -1 not in index and "7" not in index
+
+
+def test_the_seqs_of_one_project_in_a_large_store_are_held_as_pairs_not_a_slot_per_store_seq():
+    index = SeqIndex()
+    seqs = np.arange(7, 1_000_000, 110)  # one project's memories among a million
+    index.assign(seqs, np.arange(seqs.size))
+    assert index.nbytes <= 12 * seqs.size
+    index.assign(np.array([1_000_003]), np.array([seqs.size]))  # a write follows
+    assert index[1_000_003] == seqs.size and index[seqs[-1]] == seqs.size - 1 and len(index) == seqs.size + 1
+
+
+def test_the_seqs_of_a_whole_store_are_held_densely():
+    index = SeqIndex()
+    index.assign(np.arange(1, 100_001), np.arange(100_000))
+    assert index.nbytes <= 4 * 100_001 * 2  # one int32 slot per seq (with room to grow)
+    assert index.lookup(np.array([1, 100_000, 100_001])).tolist() == [0, 99_999, -1]
