@@ -135,6 +135,10 @@ class SemanticSettings(BaseModel):
                                description="score fusion: weight of the share of the query's names a memory mentions")
     turn_weight: float = Field(0.0, ge=0.0,
                                description="the leg's weight factor on conversation turns (0: measured a loss there)")
+    turn_affinity_weight: float = Field(1.0, ge=0.0, le=10.0,
+                                        description="on conversation turns, a candidate's score is multiplied by "
+                                                    "1 + this x its cosine with the query once the filter's mean "
+                                                    "vector is taken from both (0: off)")
     cover_threshold: float = Field(0.55, ge=0.0, le=1.0,
                                    description="composition: a need counts as covered by a concept this close")
 
