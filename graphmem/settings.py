@@ -93,7 +93,7 @@ class FusionSettings(BaseModel):
     turn_activation_weight: float = Field(0.25, ge=0.0,
                                           description="RRF weight of activation on conversation turns (no bridge "
                                                       "there)")
-    context_weight: float = Field(0.4, ge=0.0, le=1.0,
+    context_weight: float = Field(0.8, ge=0.0, le=1.0,
                                   description="on conversation turns, share of a BM25 hit's score given to the "
                                               "turns just before and after it in the same project")
     context_turns: int = Field(2, ge=0, le=10, description="neighbouring turns on each side that share a hit's score")

@@ -320,7 +320,8 @@ class RecallEngine:
                       now_ms: int) -> dict[str, float]:
         """The ranking fused with the semantic ranking at the gate's weight; unchanged where the gate is 0.
 
-        The gate reads how much of the query the current ranking's best hits cover (recall/semantic.py).
+        The gate reads how much of the query the current ranking's best hits cover (recall/semantic.py). On
+        conversation turns the candidates are first weighted by their centred meaning (``_turn_affinity_weighted``).
         """
         if not self.semantic.enabled(self.projection):
             return fused
