@@ -93,7 +93,7 @@ class FusionSettings(BaseModel):
     turn_activation_weight: float = Field(0.25, ge=0.0,
                                           description="RRF weight of activation on conversation turns (no bridge "
                                                       "there)")
-    context_weight: float = Field(0.4, ge=0.0, le=1.0,
+    context_weight: float = Field(0.8, ge=0.0, le=1.0,
                                   description="on conversation turns, share of a BM25 hit's score given to the "
                                               "turns just before and after it in the same project")
     context_turns: int = Field(2, ge=0, le=10, description="neighbouring turns on each side that share a hit's score")
@@ -135,6 +135,10 @@ class SemanticSettings(BaseModel):
                                description="score fusion: weight of the share of the query's names a memory mentions")
     turn_weight: float = Field(0.0, ge=0.0,
                                description="the leg's weight factor on conversation turns (0: measured a loss there)")
+    turn_affinity_weight: float = Field(1.0, ge=0.0, le=10.0,
+                                        description="on conversation turns, a candidate's score is multiplied by "
+                                                    "1 + this x its cosine with the query once the filter's mean "
+                                                    "vector is taken from both (0: off)")
     cover_threshold: float = Field(0.55, ge=0.0, le=1.0,
                                    description="composition: a need counts as covered by a concept this close")
 

@@ -157,6 +157,10 @@ class _QuantizedRows(_Rows):
             result[start:start + wanted.size] = _dot(self.vectors[wanted], vector) * self.scales[wanted]
         return result
 
+    def floats(self, rows: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
+        """The rows as float64 vectors (a few at a time: a mean, a centred cosine)."""
+        return self.vectors[rows].astype(np.float64) * self.scales[rows, None].astype(np.float64)
+
     def state(self, prefix: str) -> dict[str, np.ndarray]:
         return super().state(prefix) | {f"{prefix}_scales": self.scales[: self.count]}
 
@@ -272,6 +276,37 @@ class SemanticIndex:
         result = np.zeros(len(nodes))
         has = rows >= 0
         result[has] = self.memories.similarity(query.astype(np.float32), rows[has])
+        return result
+
+    def mean_vector(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        """The mean of the memory nodes' vectors (not unit length; zeros when none has a vector)."""
+        self.flush()
+        rows = self.memories.rows(nodes)
+        wanted = rows[rows >= 0]
+        total = np.zeros(self.memories.vectors.shape[1])
+        for start in range(0, wanted.size, _SCORE_BLOCK):
+            total += self.memories.floats(wanted[start:start + _SCORE_BLOCK]).sum(axis=0)
+        result: npt.NDArray[np.float64] = total / max(wanted.size, 1)
+        return result
+
+    def centered_similarity(self, query: npt.NDArray[np.floating[Any]], nodes: npt.NDArray[np.int64],
+                            center: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Cosine of each memory node with the query once ``center`` is subtracted from both (0 without a vector).
+
+        Subtracting a set's mean vector removes what all its texts share (in a conversation, the speakers'
+        manner and the filler words), so what is left compares the topics.
+        """
+        self.flush()
+        rows = self.memories.rows(nodes)
+        result = np.zeros(len(nodes))
+        has = rows >= 0
+        shifted_query = query.astype(np.float64) - center
+        length = float(np.linalg.norm(shifted_query))
+        if not has.any() or length == 0.0:
+            return result
+        shifted = self.memories.floats(rows[has]) - center
+        norms = np.linalg.norm(shifted, axis=1)
+        result[has] = np.where(norms > 0, shifted @ shifted_query / np.maximum(norms, 1e-12) / length, 0.0)
         return result
 
     def nearest_words(self, vector: Vectors, threshold: float, k: int) -> list[tuple[int, float]]:

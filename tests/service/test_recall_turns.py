@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from graphmem import MemoryService
+from graphmem import MemoryService, Settings
 from graphmem.service.recall.turns import named_speakers, speaker_of_text
+from nlp import ConceptExtractor
 
 FILLER = ["the weather was nice", "we watched a film", "my cat slept all day", "I cooked pasta tonight",
           "the train was late again", "we walked by the river", "I read a novel", "the shop was closed",
@@ -107,3 +110,44 @@ def test_a_named_speakers_name_is_a_speaker_cue_not_a_keyword(service: MemorySer
     assert "bruno" not in asked[-1] and "pasta" in asked[-1] and hits[0].content.startswith("Bruno:")
     service.search("What did Alice and Bruno say about the pasta?", project="talk")
     assert {"alice", "bruno"} <= asked[-1]  # two speakers named: no speaker cue, the names are words
+
+
+def _weekend_talk(service: MemoryService) -> None:
+    lines = list(FILLER)
+    lines[3:3] = ["this weekend I cleaned the garage"]  # shorter: the keywords rank it first
+    lines[9:9] = ["this weekend I went to my first kickboxing and karate class"]
+    _turns(service, "talk", lines)
+
+
+@pytest.mark.parametrize("weight", [1.0, 0.0])
+def test_a_turn_about_the_question_in_other_words_comes_first_by_centred_meaning(
+        settings: Settings, extractor: ConceptExtractor, weight: float) -> None:
+    semantic = settings.semantic.model_copy(update={"turn_affinity_weight": weight})
+    service = MemoryService(settings.model_copy(update={"semantic": semantic}), extractor=extractor)
+    try:
+        _weekend_talk(service)
+        question = "Which martial arts did they try at the weekend?"  # "weekend" is the only shared word
+        first = service.search(question, project="talk", limit=3).hits[0].content
+        recalled = service.associate(question, project="talk", max_results=3).memories[0].content
+        topic = "kickboxing" if weight > 0 else "garage"  # weight 0: the keyword order stands
+        assert topic in first and topic in recalled
+    finally:
+        service.close()
+
+
+def test_the_centred_meaning_leaves_a_document_store_as_it_was(settings: Settings, extractor: ConceptExtractor,
+                                                               new_store: Callable[[str], str]) -> None:
+    rankings = []
+    for weight in (1.0, 0.0):
+        semantic = settings.semantic.model_copy(update={"turn_affinity_weight": weight})
+        store = settings.model_copy(update={"db": new_store(f"docs-{weight}.db"), "semantic": semantic})
+        service = MemoryService(store, extractor=extractor)
+        try:
+            service.store_many([{"content": f"Report {n}\nThe quarterly {line} and the numbers were reviewed by the "
+                                            f"finance team in detail, with many other words around them.",
+                                 "project": "docs"} for n, line in enumerate(FILLER)])
+            hits = service.search("which martial arts did the finance team try?", project="docs", limit=6).hits
+            rankings.append([(hit.content, hit.score) for hit in hits])
+        finally:
+            service.close()
+    assert rankings[0] == rankings[1]

@@ -1,10 +1,12 @@
-"""The memories' vector table: int8 rows with a scale each, exact enough to rank by, and restored from any snapshot."""
+"""The memories' vector table: int8 rows with a scale each, exact enough to rank by, restored from any snapshot;
+mean vectors and cosines less a centre."""
 
 from __future__ import annotations
 
 import json
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -109,3 +111,48 @@ def test_a_snapshot_written_before_the_int8_table_still_loads_and_ranks_the_same
     before = service.projection.semantic.memory_similarity(query, nodes)
     after = restored.semantic.memory_similarity(query, nodes)
     assert np.abs(after - before).max() < 2e-3 and np.argmax(after) == np.argmax(before)
+
+
+# Every text shares the first axis (a conversation's manner); the topics are the other three.
+TABLE = {"cooking": [0.9, 0.3, 0.0, 0.0], "rowing": [0.9, 0.0, 0.3, 0.0], "chess": [0.9, 0.0, 0.0, 0.3],
+         "boating": [0.9, -0.1, 0.25, 0.0]}
+
+
+class _TableEmbedder:
+    dimensions = 4
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        vectors = np.array([TABLE[text] for text in texts], dtype=np.float32)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    def ready(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def table_index() -> SemanticIndex:
+    semantic = SemanticIndex(_TableEmbedder(), SemanticSettings())
+    semantic.add_memories([0, 1, 2], ["cooking", "rowing", "chess"])
+    return semantic
+
+
+def test_the_mean_vector_is_the_mean_of_the_memories_vectors(table_index: SemanticIndex) -> None:
+    expected = table_index.embed(["cooking", "rowing", "chess"]).astype(np.float64).mean(axis=0)
+    np.testing.assert_allclose(table_index.mean_vector(np.array([0, 1, 2])), expected, atol=2e-3)  # int8 storage
+    assert not table_index.mean_vector(np.array([7])).any()  # no vector: zeros
+
+
+def test_without_a_centre_the_centred_cosine_is_the_plain_one(table_index: SemanticIndex) -> None:
+    query = table_index.embed(["boating"])[0]
+    nodes = np.array([0, 1, 2, 7])
+    np.testing.assert_allclose(table_index.centered_similarity(query, nodes, np.zeros(4)),
+                               table_index.memory_similarity(query, nodes), atol=2e-3)  # int8 rows
+
+
+def test_taking_the_shared_component_out_separates_the_topics(table_index: SemanticIndex) -> None:
+    query = table_index.embed(["boating"])[0]
+    nodes = np.array([0, 1, 2])
+    plain = table_index.memory_similarity(query, nodes)
+    centred = table_index.centered_similarity(query, nodes, table_index.mean_vector(nodes))
+    assert plain.min() > 0.85  # the shared axis makes every memory look close
+    assert int(np.argmax(centred)) == 1 and centred[1] > 0.8 and centred[[0, 2]].max() < 0.1

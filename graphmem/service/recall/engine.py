@@ -320,13 +320,18 @@ class RecallEngine:
                       now_ms: int) -> dict[str, float]:
         """The ranking fused with the semantic ranking at the gate's weight; unchanged where the gate is 0.
 
-        The gate reads how much of the query the current ranking's best hits cover (recall/semantic.py).
+        The gate reads how much of the query the current ranking's best hits cover (recall/semantic.py). On
+        conversation turns the candidates are first weighted by their centred meaning (``_turn_affinity_weighted``).
         """
         if not self.semantic.enabled(self.projection):
             return fused
-        ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))
         weights = query_weights(activation.query_concepts, {s.name: s.weight for s in activation.seeds},
                                 activation.scope_size)
+        if activation.conversational and activation.ranked:
+            # No activation signal (the query's concepts are hubs of the filter or absent from it): no topic
+            # of the filter to compare, and the keyword ranking stands (tests/service/test_recall_fallback.py).
+            fused = self._turn_affinity_weighted(fused, query, view, now_ms)
+        ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))
         with self.projection.lock:
             gate = self.semantic.gate(self.semantic.coverage(self.projection, weights,
                                                              [int(key) for key in ordered[:3]]))
@@ -345,6 +350,24 @@ class RecallEngine:
             return self._score_fused(fused, meaning, query, activation.query_concepts, weight)
         return reciprocal_rank_fusion([ordered, [str(node) for node, _ in meaning]], [1.0, weight],
                                       k=self.settings.fusion.rrf_k)
+
+    def _turn_affinity_weighted(self, fused: dict[str, float], query: str, view: VisibilityFilter,
+                                now_ms: int) -> dict[str, float]:
+        """On conversation turns, each candidate's score times ``1 + turn_affinity_weight · max(c, 0)``, with c
+        its cosine with the query less the filter's mean vector (``SemanticLeg.centered_affinity``).
+
+        A factor re-orders the candidates the keywords and the turns' cues found and brings in none: the
+        centred cosine as a list of its own (RRF) pushed the keywords' single-hop answers out of the top ten.
+        """
+        weight = self.settings.semantic.turn_affinity_weight
+        if weight <= 0 or not fused:
+            return fused
+        nodes = np.array([int(key) for key in fused], dtype=np.int64)
+        with self.projection.lock:
+            affinity = self.semantic.centered_affinity(self.projection, query, self.projection.visible(view, now_ms),
+                                                       nodes)
+        factors = 1.0 + weight * np.maximum(affinity, 0.0)
+        return {key: score * float(factor) for (key, score), factor in zip(fused.items(), factors, strict=True)}
 
     def _score_fused(self, fused: dict[str, float], meaning: list[tuple[int, float]], query: str,
                      query_concepts: tuple[str, ...], weight: float) -> dict[str, float]:

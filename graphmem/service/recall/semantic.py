@@ -12,6 +12,9 @@ Three uses of the projection's semantic index (``store/semantic_index.py``):
 * **The ranking.** Cosine of every memory the filter admits with the query's vector, fused with the
   keyword/graph ranking where the gate is open: by default cosine plus ``keyword_share`` times the ranking's
   normalised score (``fusion = "score"``), or by RRF. At gate 0 the ranking is exactly the one without the leg.
+* **Centred meaning on turns.** In a conversation the gated leg is off (a turn's vector is mostly its speaker's
+  manner); instead each candidate turn's score is weighted by its cosine with the query once the filter's mean
+  vector is taken from both (:meth:`SemanticLeg.centered_affinity`), which leaves the topic.
 * **Names.** A static vector hardly tells "Bart" from "Lisa", so where meaning decides, a memory gains
   ``name_weight`` times the share of the query's names it mentions (the store's known concepts that the parser
   marked as entities or that the query writes capitalized inside a sentence): a question about one person's
@@ -40,6 +43,7 @@ __all__ = ["SemanticLeg", "SemanticSeed", "mentioned_share", "query_weights", "s
 
 _COVERAGE_HITS = 3  # the best keyword hits whose concepts count as covering the query
 _SEED_NEIGHBOURS = 3  # known words an unmatched query word may seed
+_CENTERS_KEPT = 64  # filters whose mean vector is kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +62,7 @@ class SemanticLeg:
     def __init__(self, settings: SemanticSettings) -> None:
         self.settings = settings
         self._vectors: dict[str, FloatArray] = {}
+        self._centers: dict[tuple[int, int, int, int], FloatArray] = {}  # a filter's mean memory vector
 
     def enabled(self, projection: GraphProjection) -> bool:
         return projection.semantic.enabled
@@ -108,6 +113,28 @@ class SemanticLeg:
         nodes, kinds = projection.concept_nodes, projection.concept_kind
         return {concept: 1.0 for concept in query_concepts
                 if concept in nodes and (kinds.get(nodes[concept]) == "entity" or concept in capitalized)}
+
+    def centered_affinity(self, projection: GraphProjection, query: str, mask: np.ndarray,
+                          nodes: np.ndarray) -> FloatArray:
+        """Per node, its cosine with the query once the filter's mean vector is taken from both.
+
+        A static turn vector is mostly what every turn of the conversation shares (the speakers' manner, filler
+        words): raw cosines between turns and a question are noise (docs/retrieval.md). Less the filter's
+        mean, the same vectors rank a multi-hop question's gold turns far higher (LoCoMo, gold turns in the
+        cosine's top 50: 0.50 raw, 0.62 centred).
+        """
+        visible = np.flatnonzero(mask)
+        if visible.size == 0:
+            return np.zeros(len(nodes))
+        key = (int(visible[0]), int(visible[-1]), int(visible.size), projection.semantic.memories.count)
+        center = self._centers.get(key)
+        if center is None:
+            center = projection.semantic.mean_vector(visible)
+            if len(self._centers) >= _CENTERS_KEPT:
+                self._centers.pop(next(iter(self._centers)))
+            self._centers[key] = center
+        return projection.semantic.centered_similarity(self.query_vector(projection, query),
+                                                       np.asarray(nodes, dtype=np.int64), center)
 
     def gate(self, coverage: float) -> float:
         if self.settings.search_weight <= 0:
