@@ -192,9 +192,17 @@ def _split(array: np.ndarray) -> list[str]:
     return array.tobytes().decode().split(_SEPARATOR)[:-1]
 
 
+# The semantic settings that shape what the projection holds (its vectors and edges); the others (the gate,
+# the fusion, the weights of names and turns) act on a query only, so changing them keeps the snapshot: a new
+# default among them cost a 1M-memory store a 3-minute load from the rows.
+_PROJECTED_SEMANTIC = ("enabled", "related_k", "related_threshold", "related_weight", "join_weight")
+
+
 def _fingerprint(projection: GraphProjection) -> str:
-    # The semantic settings shape edges and vectors too; no embedder means none were made.
-    semantic = projection.semantic_settings.model_dump() if projection.semantic.enabled else None
+    # No embedder means no vectors or semantic edges were made.
+    settings = projection.semantic_settings
+    semantic = ({name: getattr(settings, name) for name in _PROJECTED_SEMANTIC}
+                if projection.semantic.enabled else None)
     return json.dumps({"activation": projection.settings.model_dump(), "semantic": semantic}, sort_keys=True)
 
 

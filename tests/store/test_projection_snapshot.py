@@ -196,3 +196,18 @@ def test_a_store_opened_from_its_snapshot_takes_new_memories_and_finds_old_and_n
         assert ids[0] == new and {r.id for r in old} & set(ids)
     finally:
         reopened.close()
+
+
+def test_a_setting_that_acts_on_queries_keeps_the_snapshot_and_one_that_shapes_the_projection_does_not(
+        service, tmp_path):
+    service.store("Deploy the API with helm upgrade --atomic")
+    path, generation = _saved(service, tmp_path)
+
+    def loads(**semantic: object) -> bool:
+        changed = service.settings.semantic.model_copy(update=semantic)
+        fresh = GraphProjection(service.projection.settings, changed, service.projection.embedder)
+        return load_snapshot(fresh, path, service.engine, generation) == generation
+
+    assert loads(gate_open=0.2, name_weight=0.5, turn_affinity_weight=0.0)  # the query's arithmetic only
+    assert not loads(join_weight=0.5)  # the edges between forms of one concept
+    assert not loads(related_k=3)  # relatedness edges
