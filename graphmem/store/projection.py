@@ -120,7 +120,9 @@ class SeqIndex(Mapping[int, int]):
                 resized = np.full(grown(top, self._node.size, self._DENSE_MIN), -1, dtype=np.int32)
                 resized[: self._node.size] = self._node
                 self._node = resized
-            self._count += int(np.unique(seqs[self._node[seqs] < 0]).size)
+            fresh = np.zeros(top, dtype=bool)  # distinct new seqs (np.unique sorted 1M of them: 0.7 s of an open)
+            fresh[seqs[self._node[seqs] < 0]] = True
+            self._count += int(np.count_nonzero(fresh))
             self._node[seqs] = nodes
             return
         held_seqs, held_nodes = self._held()

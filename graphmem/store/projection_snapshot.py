@@ -14,6 +14,7 @@ must be the same. Anything else falls back to a full load. Snapshots live beside
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -22,6 +23,7 @@ import os
 import struct
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -169,8 +171,10 @@ def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[s
     projection.memory_count = int(header["memory_count"])
     projection.keywords = KeywordIndex.from_state(arrays)
     projection.semantic = SemanticIndex(projection.embedder, projection.semantic_settings)
-    compact = (header["compact"] if "compact" in header
-               else dict(zip(_split(arrays["compact_text"]), arrays["compact_nodes"].tolist(), strict=True)))
+    if "compact" in header:
+        compact: dict[str, int] | Callable[[], dict[str, int]] = header["compact"]
+    else:
+        compact = functools.partial(_compact_map, arrays["compact_text"], arrays["compact_nodes"])  # built when read
     projection.semantic.restore(arrays, compact, header.get("semantic_edges", {}))
 
 
@@ -186,6 +190,10 @@ def _joined(strings: list[str]) -> np.ndarray:
     if text.count(_SEPARATOR) != len(strings):
         raise ValueError("a projection name holds a NUL character")
     return np.frombuffer(text.encode(), dtype=np.uint8)
+
+
+def _compact_map(forms: np.ndarray, nodes: np.ndarray) -> dict[str, int]:
+    return dict(zip(_split(forms), nodes.tolist(), strict=True))
 
 
 def _split(array: np.ndarray) -> list[str]:

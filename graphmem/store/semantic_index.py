@@ -18,7 +18,7 @@ unknown "rollback" to "roll" instead (recall/semantic.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -188,7 +188,8 @@ class SemanticIndex:
         # query converts them in blocks.
         self.memories = _QuantizedRows(dimensions)
         self.words = _Rows(dimensions)
-        self.compact: dict[str, int] = {}  # compact form → the first concept node spelled that way
+        self._compact: dict[str, int] = {}  # compact form → the first concept node spelled that way
+        self._compact_source: Callable[[], dict[str, int]] | None = None  # a restored map, built when first read
         self.edge_counts = {"form": 0, "related": 0}  # undirected edges this index added to the graph
         # Texts waiting for the model (it loads in the background, so opening a store and answering
         # `initialize` never wait for it); embedded on the first read that needs vectors.
@@ -198,6 +199,15 @@ class SemanticIndex:
     @property
     def enabled(self) -> bool:
         return self.embedder is not None
+
+    @property
+    def compact(self) -> dict[str, int]:
+        """Compact form → the first concept node spelled that way. A restored map is built on its first read (a
+        write's new concepts, a query word no concept spells): 2.5M forms at 1M memories, a second of an open."""
+        if self._compact_source is not None:
+            source, self._compact_source = self._compact_source, None
+            self._compact = source()
+        return self._compact
 
     def embed(self, texts: list[str]) -> Vectors:
         assert self.embedder is not None
@@ -326,9 +336,13 @@ class SemanticIndex:
         self.flush()
         return self.memories.state("semantic_memory") | self.words.state("semantic_word")
 
-    def restore(self, arrays: dict[str, np.ndarray], compact_keys: dict[str, int],
+    def restore(self, arrays: dict[str, np.ndarray], compact_keys: dict[str, int] | Callable[[], dict[str, int]],
                 edge_counts: dict[str, int]) -> None:
-        self.compact = compact_keys
+        """Take a snapshot's arrays; ``compact_keys`` is the compact-form map or what builds it when first read."""
+        if callable(compact_keys):
+            self._compact, self._compact_source = {}, compact_keys
+        else:
+            self._compact, self._compact_source = compact_keys, None
         self.edge_counts = {**self.edge_counts, **edge_counts}
         if self.embedder is None or "semantic_memory_vectors" not in arrays:
             return

@@ -185,12 +185,15 @@ def test_a_store_opened_from_its_snapshot_takes_new_memories_and_finds_old_and_n
     settings = Settings.load(environ={}, db=str(tmp_path / "store.db"))
     writer = MemoryService(settings, extractor=extractor)
     old = writer.store_many([{"content": f"Invoice {n} is computed from the line items"} for n in range(40)])
+    writer.store("Roll back a bad release with the deploy script")
     writer.uow._save_snapshot()
     writer.close()
     reopened = MemoryService(settings, extractor=extractor)
     try:
         assert reopened.uow._snapshot_generation > 0  # opened from the snapshot, not from the rows
-        assert reopened.projection.memory_count == 40
+        assert reopened.projection.memory_count == 41
+        # The compact forms, built on their first read: a query word no concept spells seeds its form.
+        assert ("roll", "form") in [(seed.name, seed.match) for seed in reopened.associate("rollback").seed_nodes]
         new = reopened.store("The invoice line items are rounded per currency before the total").id
         ids = [hit.id for hit in reopened.search("invoice line items rounded currency", limit=5).hits]
         assert ids[0] == new and {r.id for r in old} & set(ids)
