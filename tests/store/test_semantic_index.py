@@ -50,7 +50,8 @@ def test_cosines_from_the_int8_table_are_within_half_a_step_of_exact(count, seed
     # times the query's L1 norm; on average far less.
     bound = index.memories.scales[:count] / 2 * np.abs(query).sum() + 1e-6
     error = np.abs(index.memory_similarity(query, nodes) - exact)
-    assert (error <= bound).all() and error.mean() < 2e-3
+    assert (error <= bound).all()
+    assert count < 100 or error.mean() < 1e-3  # over many rows the rounding errors average out
     # A filter of a few memories is gathered, one of most of the table is read in order: both agree.
     chosen = np.random.default_rng(seed).random(count) < share
     assert np.allclose(index.memory_similarity(query, nodes[chosen]), index.memory_similarity(query, nodes)[chosen],
