@@ -97,8 +97,8 @@ def load_snapshot(projection: GraphProjection, path: Path, engine: Engine, curre
     no snapshot this store can use (the caller then loads from the rows)."""
     try:
         arrays = _mapped(path)
-    except (OSError, ValueError, zipfile.BadZipFile):
-        return None
+    except (OSError, ValueError, TypeError, struct.error, zipfile.BadZipFile):
+        return None  # missing, empty or damaged (a member past the end of the file: TypeError): load the rows
     with collector_paused():
         header = json.loads(arrays.pop("header").tobytes())
         if not _belongs(header, projection, engine, current_generation):

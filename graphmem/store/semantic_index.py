@@ -144,7 +144,6 @@ class _QuantizedRows(_Rows):
     def similarity(self, vector: Vectors, rows: npt.NDArray[np.int32]) -> npt.NDArray[np.float32]:
         """Cosine of each row with ``vector`` (a unit float32 vector). A filter holding most of the table is
         read in order (no gather), any other a block of its rows at a time: scratch stays a few MB."""
-        result = np.empty(rows.size, dtype=np.float32)
         if rows.size > self.count // 2:
             every = np.empty(self.count, dtype=np.float32)
             for start in range(0, self.count, _SCORE_BLOCK):
@@ -152,6 +151,7 @@ class _QuantizedRows(_Rows):
                 every[start:start + len(block)] = _dot(block, vector)
             every *= self.scales[: self.count]
             return every[rows]
+        result = np.empty(rows.size, dtype=np.float32)
         for start in range(0, rows.size, _SCORE_BLOCK):
             wanted = rows[start:start + _SCORE_BLOCK]
             result[start:start + wanted.size] = _dot(self.vectors[wanted], vector) * self.scales[wanted]
@@ -166,10 +166,8 @@ class _QuantizedRows(_Rows):
 
     def restore_quantized(self, vectors: np.ndarray, scales: np.ndarray, nodes: np.ndarray) -> None:
         """A saved int8 table as it is (no round trip through float, no copy: a write grows a new table)."""
-        self.vectors, self.scales = vectors, scales.astype(np.float32)  # taken as they are: the table is not copied
-        self.nodes = np.zeros(len(nodes), dtype=np.int64)
-        self.count = 0
-        self._map(nodes.astype(np.int64), 0)
+        _Rows.restore(self, vectors, nodes)  # the rows as loaded (restore itself quantizes a float table)
+        self.scales = scales.astype(np.float32)
 
     def restore(self, vectors: np.ndarray, nodes: np.ndarray) -> None:
         """A float table (a format-5 snapshot's float16 rows): quantized a block at a time."""

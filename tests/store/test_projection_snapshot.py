@@ -214,3 +214,13 @@ def test_a_setting_that_acts_on_queries_keeps_the_snapshot_and_one_that_shapes_t
     assert loads(gate_open=0.2, name_weight=0.5, turn_affinity_weight=0.0)  # the query's arithmetic only
     assert not loads(join_weight=0.5)  # the edges between forms of one concept
     assert not loads(related_k=3)  # relatedness edges
+
+
+def test_a_damaged_snapshot_is_not_used(service, tmp_path):
+    service.store("Deploy the API with helm upgrade --atomic")
+    path, generation = _saved(service, tmp_path)
+    whole = path.read_bytes()
+    fresh = GraphProjection(service.projection.settings, service.settings.semantic, service.projection.embedder)
+    for damaged in (b"", whole[: len(whole) // 2], whole[:100] + bytes(len(whole) - 100)):
+        path.write_bytes(damaged)  # empty, cut short, or its members zeroed: the caller loads from the rows
+        assert load_snapshot(fresh, path, service.engine, generation) is None
