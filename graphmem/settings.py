@@ -67,6 +67,10 @@ class ActivationSettings(BaseModel):
     topic_exponent: float = Field(4.0, ge=0.0, le=8.0,
                                   description="concept → memory edge = salienceᵉ: routes activation to memories "
                                               "a concept is central to")
+    nested_phrase_weight: float = Field(0.5, ge=0.0, le=1.0,
+                                        description="a query phrase inside a longer phrase the query also matched "
+                                                    "seeds at this share of its weight (the longer one already "
+                                                    "counts its words)")
 
 
 class FusionSettings(BaseModel):

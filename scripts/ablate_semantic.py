@@ -4,9 +4,10 @@
     python scripts/ablate_semantic.py --only default off    # some of them
     python scripts/ablate_semantic.py --sets madial musique
 
-Each variant is a ``[semantic]`` settings override. Every figure is memory_search / memory_associate R@k
-through ``MemoryService`` with the sets' own protocols: MADial R@5 (no filter, limit 5), LoCoMo R@10 (project
-filter, limit 10), MuSiQue and HotpotQA R@5 (limit 15, titles deduplicated, as ``eval_retrieval.py``).
+Each variant is a settings override (``[semantic]``, or ``[activation]`` for the seeds). Every figure is
+memory_search / memory_associate R@k through ``MemoryService`` with the sets' own protocols: MADial R@5 (no
+filter, limit 5), LoCoMo R@10 (project filter, limit 10), MuSiQue and HotpotQA R@5 (limit 15, titles
+deduplicated, as ``eval_retrieval.py``).
 A setting is kept only if no set loses; the BM25 baselines are in ``scripts/bench.py``'s run.
 """
 
@@ -27,17 +28,21 @@ from retrieval_eval.conversational import load_conversations
 from retrieval_eval.semantic import load_semantic
 
 VARIANTS: dict[str, dict[str, Any]] = {
-    "off": {"enabled": False},
+    "off": {"semantic": {"enabled": False}},
     "default": {},
-    "no joins": {"join_weight": 0.0},
-    "no names": {"name_weight": 0.0},
-    "rrf fusion": {"fusion": "rrf", "search_weight": 3.0},
-    "step gate at 0.12 (the previous default)": {"gate_open": 0.12, "gate_closed": 0.12},
-    "ramp to 0.30": {"gate_open": 0.1, "gate_closed": 0.3},
-    "ramp to 0.50": {"gate_open": 0.1, "gate_closed": 0.5},
-    "on turns too": {"turn_weight": 1.0},
-    "+ relatedness edges": {"related_k": 5, "related_threshold": 0.8, "related_weight": 0.2},
-    "+ semantic seeds": {"seed_threshold": 0.8},
+    "no joins": {"semantic": {"join_weight": 0.0}},
+    "no names": {"semantic": {"name_weight": 0.0}},
+    "rrf fusion": {"semantic": {"fusion": "rrf", "search_weight": 3.0}},
+    "step gate at 0.12 (the previous default)": {"semantic": {"gate_open": 0.12, "gate_closed": 0.12}},
+    "ramp to 0.30": {"semantic": {"gate_open": 0.1, "gate_closed": 0.3}},
+    "ramp to 0.50": {"semantic": {"gate_open": 0.1, "gate_closed": 0.5}},
+    "on turns too": {"semantic": {"turn_weight": 1.0}},
+    "+ relatedness edges": {"semantic": {"related_k": 5, "related_threshold": 0.8, "related_weight": 0.2}},
+    "+ semantic seeds": {"semantic": {"seed_threshold": 0.8}},
+    "nested phrases at full weight (before)": {"activation": {"nested_phrase_weight": 1.0}},
+    "nested phrases at 0.3": {"activation": {"nested_phrase_weight": 0.3}},
+    "nested phrases at 0.7": {"activation": {"nested_phrase_weight": 0.7}},
+    "nested phrases left out": {"activation": {"nested_phrase_weight": 0.0}},
 }
 Docs = list[tuple[str, str, str | None]]  # (id, text, project)
 Queries = list[tuple[str, frozenset[str], str | None]]  # (query, gold ids, project filter)
@@ -66,10 +71,10 @@ SETS: dict[str, Callable[[], tuple[Docs, Queries, int, int]]] = {
     "hotpotqa": lambda: _multihop("hotpotqa")}
 
 
-def measure(semantic: dict[str, Any], docs: Docs, queries: Queries, k: int, depth: int) -> tuple[float, float]:
+def measure(overrides: dict[str, Any], docs: Docs, queries: Queries, k: int, depth: int) -> tuple[float, float]:
     from graphmem import MemoryService, Settings
 
-    service = MemoryService(Settings.load(environ={}, db=":memory:", semantic=semantic))
+    service = MemoryService(Settings.load(environ={}, db=":memory:", **overrides))
     try:
         results = service.store_many([{"content": text, "project": project} for _, text, project in docs])
         ids: dict[str, list[str]] = {}

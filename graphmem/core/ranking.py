@@ -1,5 +1,9 @@
 """Seed specificity, memory scoring and rank fusion.
 
+Nested phrases: a query phrase inside a longer phrase the query also matched ("english cricketer" in
+"english cricketer born") is the same evidence at a finer grain; at full weight a memory that repeats the long
+phrase counted its words two or three times over one that says the same things in other words.
+
 Specificity: a seed concept's weight is its inverse document frequency, ``ln(1 + N/df)``. A concept
 in every memory says nothing about which memory is meant; TAM's own ablation found its graph tier
 *lowered* R@10 until seeds were weighted by specificity and hubs were capped.
@@ -8,13 +12,13 @@ in every memory says nothing about which memory is meant; TAM's own ablation fou
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from graphmem.core.spreading_graph import FloatArray
 
-__all__ = ["idf", "length_normalized", "min_max", "reciprocal_rank_fusion", "weighted_score_fusion"]
+__all__ = ["idf", "length_normalized", "min_max", "nested_phrases", "reciprocal_rank_fusion", "weighted_score_fusion"]
 
 
 def idf(document_frequency: int, total_documents: int) -> float:
@@ -65,3 +69,18 @@ def weighted_score_fusion(score_lists: Sequence[Mapping[str, float]], weights: S
         for key, value in min_max(scores).items():
             fused[key] = fused.get(key, 0.0) + weight * value
     return fused
+
+
+def nested_phrases(names: Iterable[str]) -> set[str]:
+    """The multi-word names that are a run of words inside a longer one of ``names``.
+
+    >>> sorted(nested_phrases(["english cricketer born", "english cricketer", "cricketer born", "english"]))
+    ['cricketer born', 'english cricketer']
+    """
+    given = set(names)
+    inside: set[str] = set()
+    for name in given:
+        words = name.split()
+        for size in range(2, len(words)):
+            inside.update(" ".join(words[start:start + size]) for start in range(len(words) - size + 1))
+    return inside & given

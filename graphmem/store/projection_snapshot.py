@@ -200,9 +200,11 @@ def _split(array: np.ndarray) -> list[str]:
     return array.tobytes().decode().split(_SEPARATOR)[:-1]
 
 
-# The semantic settings that shape what the projection holds (its vectors and edges); the others (the gate,
-# the fusion, the weights of names and turns) act on a query only, so changing them keeps the snapshot: a new
-# default among them cost a 1M-memory store a 3-minute load from the rows.
+# The settings that shape what the projection holds (its edges, their weights, its vectors); the others (the
+# walk, the seeds' weights, the gate, the fusion, the weights of names and turns) act on a query only, so changing
+# them keeps the snapshot: a new default among them cost a 1M-memory store a 3-minute load from the rows.
+_PROJECTED_ACTIVATION = ("relation_weight", "hub_cap", "topic_exponent", "cooccurrence", "cooccurrence_weight",
+                         "cooccurrence_saturation")
 _PROJECTED_SEMANTIC = ("enabled", "related_k", "related_threshold", "related_weight", "join_weight")
 
 
@@ -211,7 +213,8 @@ def _fingerprint(projection: GraphProjection) -> str:
     settings = projection.semantic_settings
     semantic = ({name: getattr(settings, name) for name in _PROJECTED_SEMANTIC}
                 if projection.semantic.enabled else None)
-    return json.dumps({"activation": projection.settings.model_dump(), "semantic": semantic}, sort_keys=True)
+    activation = {name: getattr(projection.settings, name) for name in _PROJECTED_ACTIVATION}
+    return json.dumps({"activation": activation, "semantic": semantic}, sort_keys=True)
 
 
 def _commit_time(engine: Engine, generation: int) -> int | None:

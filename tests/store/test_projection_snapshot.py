@@ -206,14 +206,17 @@ def test_a_setting_that_acts_on_queries_keeps_the_snapshot_and_one_that_shapes_t
     service.store("Deploy the API with helm upgrade --atomic")
     path, generation = _saved(service, tmp_path)
 
-    def loads(**semantic: object) -> bool:
-        changed = service.settings.semantic.model_copy(update=semantic)
-        fresh = GraphProjection(service.projection.settings, changed, service.projection.embedder)
+    def loads(activation: dict[str, object] | None = None, **semantic: object) -> bool:
+        fresh = GraphProjection(service.projection.settings.model_copy(update=activation or {}),
+                                service.settings.semantic.model_copy(update=semantic), service.projection.embedder)
         return load_snapshot(fresh, path, service.engine, generation) == generation
 
     assert loads(gate_open=0.2, name_weight=0.5, turn_affinity_weight=0.0)  # the query's arithmetic only
+    assert loads({"nested_phrase_weight": 1.0, "hops": 2, "hub_share": 0.2, "length_norm": 0.5})  # the walk's
     assert not loads(join_weight=0.5)  # the edges between forms of one concept
     assert not loads(related_k=3)  # relatedness edges
+    assert not loads({"topic_exponent": 2.0})  # the mention edges' weights
+    assert not loads({"cooccurrence": True})  # co-occurrence edges
 
 
 def test_a_damaged_snapshot_is_not_used(service, tmp_path):

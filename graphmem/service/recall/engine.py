@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphmem.core.activation import hop_spread_sparse, personalized_pagerank
-from graphmem.core.ranking import idf, length_normalized, reciprocal_rank_fusion, weighted_score_fusion
+from graphmem.core.ranking import idf, length_normalized, nested_phrases, reciprocal_rank_fusion, weighted_score_fusion
 from graphmem.core.spreading_graph import FloatArray, IntArray, RestrictedGraph
 from graphmem.core.time import from_ms
 from graphmem.service.recall.decay_weights import ranking_weights
@@ -111,6 +111,10 @@ class RecallEngine:
             if stand_in.concept not in seeds:
                 seed = self._seed(stand_in.concept, stand_in.query_concept, stand_in.match)
                 seeds[stand_in.concept] = dataclasses.replace(seed, weight=seed.weight * stand_in.similarity)
+        nested_weight = self.settings.activation.nested_phrase_weight
+        if nested_weight != 1.0:
+            for name in nested_phrases(seeds):
+                seeds[name] = dataclasses.replace(seeds[name], weight=seeds[name].weight * nested_weight)
         covered = {seed.query_concept for seed in seeds.values()}
         unmatched = [key for key in unmatched if key not in covered]
         return tuple(dict.fromkeys(query_concepts)), list(seeds.values()), tuple(dict.fromkeys(unmatched))
