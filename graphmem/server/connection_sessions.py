@@ -8,8 +8,9 @@ later write of the connection goes to it. That session is reserved, not written,
 that names it succeeds: its row is written in that write's own transaction, so a first write the tool rejects
 leaves the store as it was (``SessionService.reserve``). A connection is the handshake's on protocols up to
 2025-11-25, and the server process on 2026-07-28, whose requests stand alone (over stdio, the process has one client).
-``memory_session_start`` makes the session it returns the connection's, ``memory_session_end`` lets the next
-write open a fresh one, and an explicit ``session_id`` always wins. Writes from no connection (CLI, Python) keep
+``memory_session_start`` makes the session it returns the connection's, ``memory_session_end`` without an id
+ends the connection's own session (not the project's latest, which may be another connection's) and lets the
+next write open a fresh one, and an explicit ``session_id`` always wins. Writes from no connection (CLI, Python) keep
 the window.
 """
 
@@ -49,17 +50,24 @@ class ConnectionSessions:
         if name in self.tools and arguments.get("session_id") is None:
             session_id = sessions.get(project) or self._reserve(ctx, project)
             sessions[project] = session_id
+        elif name == _END and arguments.get("session_id") is None and project in sessions:
+            # This connection's own session, not the project's latest (another connection's, perhaps).
+            session_id = sessions[project]
+        if session_id is not None:
             ctx = dataclasses.replace(ctx, params={**params, "arguments": {**arguments, "session_id": session_id}})
         result = await call_next(ctx)
-        if isinstance(result, dict) and not result.get("isError"):
+        succeeded = isinstance(result, dict) and not result.get("isError")
+        if name == _END and (succeeded or session_id is not None):
+            # Ended, or never written (the service said so and dropped its reservation): either way the
+            # connection's next write opens a fresh session.
+            sessions.pop(project, None)
+        elif succeeded:
             if session_id is not None:
                 ctx.lifespan_context.service.sessions.settle(session_id)
             if name == _START:
                 started = ((result.get("structuredContent") or {}).get("session") or {}).get("id")
                 if isinstance(started, str):
                     sessions[project] = started
-            elif name == _END:
-                sessions.pop(project, None)
         return result
 
     def _connection(self, ctx: Any) -> Any:

@@ -46,7 +46,7 @@ def memory_session_start(
 
 def memory_session_end(ctx: Ctx, project: Project = None, client: Client = None, session_id: SessionId = None,
                        ) -> Annotated[CallToolResult, SessionOut]:
-    """End the session (the project's live one, or session_id)."""
+    """End the session: session_id, else this connection's own, else the project's live one."""
     with tool_errors():
         report = service_of(ctx).sessions.end(session_id, project, client)
     return reply(SessionOut.model_validate(report))

@@ -72,3 +72,32 @@ async def test_a_prompt_first_opens_the_connection_session_it_names(settings, se
         saved = await call(client, "memory_save_prompt", content="Why do webhooks retry?", project="web")
         stored = (await call(client, "memory_store", content=WEBHOOK, project="web"))["id"]
         assert await session_of(client, stored) == saved["session"]["id"]
+
+
+async def test_ending_without_an_id_ends_this_connections_session_not_the_latest_one(settings, service):
+    async with Client(build_server(settings, tools="full", service=service)) as first, \
+            Client(build_server(settings, tools="full", service=service)) as second:
+        mine = await session_of(first, (await call(first, "memory_store", content=WEBHOOK, project="web"))["id"])
+        theirs = await session_of(second, (await call(second, "memory_store", content=ORDERS, project="web"))["id"])
+        ended = await call(first, "memory_session_end", project="web")
+        assert ended["session"]["id"] == mine  # the other connection's session is the project's latest
+        with service.uow.read() as session:
+            by_id = {s.id: s for s in session_store.recent_sessions(session, 10, "web")}
+        assert by_id[mine].ended_at is not None and by_id[theirs].ended_at is None
+        later = (await call(first, "memory_store", content="Deploys run at 10:00 UTC", project="web"))["id"]
+        assert await session_of(first, later) not in {mine, theirs}  # the next write opens a fresh one
+
+
+async def test_ending_a_session_nothing_was_written_to_says_so_and_ends_no_other(settings, service):
+    async with Client(build_server(settings, tools="full", service=service)) as first, \
+            Client(build_server(settings, tools="full", service=service)) as second:
+        theirs = await session_of(second, (await call(second, "memory_store", content=ORDERS, project="web"))["id"])
+        assert (await first.call_tool("memory_store", {"content": "", "project": "web"})).is_error
+        refused = await first.call_tool("memory_session_end", {"project": "web"})
+        assert refused.is_error and "open session" in refused.content[0].text
+        with service.uow.read() as session:
+            (only,) = session_store.recent_sessions(session, 10, "web")
+        assert only.id == theirs and only.ended_at is None
+        assert len(service.sessions.reserved) == 0
+        stored = (await call(first, "memory_store", content=WEBHOOK, project="web"))["id"]
+        assert await session_of(first, stored) != theirs

@@ -91,11 +91,17 @@ class SessionService:
         if self.reserved.get(session_id) is None:
             return True
         with self.uow.read() as session:
-            try:
-                session_store.get_session(session, session_id)
-            except NotFound:
+            if not self._written(session, session_id):
                 return False
         self.reserved.discard([session_id])
+        return True
+
+    @staticmethod
+    def _written(session: Any, session_id: str) -> bool:
+        try:
+            session_store.get_session(session, session_id)
+        except NotFound:
+            return False
         return True
 
     @measured("session.end")
@@ -110,7 +116,12 @@ class SessionService:
                 if live is None:
                     raise NotFound("open session for project", str(project))
                 session_id = live.id
-            record = session_store.end_session(write.session, _name("session_id", session_id) or "", now)
+            session_id = _name("session_id", session_id) or ""
+            if self.reserved.get(session_id) is not None and not self._written(write.session, session_id):
+                # A connection's session that no write has opened yet: nothing to end, and nothing to keep.
+                self.reserved.discard([session_id])
+                raise NotFound("open session for project", str(project))
+            record = session_store.end_session(write.session, session_id, now)
         return SessionReport("end", session=self._info(record, now), message=f"ended session {record.id}")
 
     @measured("session.save_prompt")
