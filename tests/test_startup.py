@@ -51,3 +51,48 @@ def test_the_server_and_an_open_service_load_spacy_only_on_first_parse(tmp_path)
               f"service = MemoryService(settings)")
     assert "spacy" not in _loaded_after(opened)
     assert "spacy" in _loaded_after(opened + "\nservice.store('Canary deploys use the flamingo flag service')")
+
+
+def test_a_command_imports_with_the_collector_paused_and_works_with_it_on(tmp_path, monkeypatch):
+    # Start-up imports make almost no cyclic garbage but trigger full collections over everything imported
+    # (a fifth of the server's import CPU); the collector is back on once the service is built.
+    import gc
+
+    from graphmem import cli
+    from graphmem.cli.app import open_service
+
+    seen: list[tuple[str, bool]] = []
+
+    def command(args):
+        """Stats."""
+        seen.append(("importing", gc.isenabled()))
+        service = open_service(args)
+        seen.append(("service built", gc.isenabled()))
+        service.close()
+
+    monkeypatch.setitem(cli.COMMANDS, "stats", (command, "graphmem stats"))
+    assert gc.isenabled()
+    assert cli.main(["--db", str(tmp_path / "memory.db"), "--create", "stats"]) == 0
+    assert seen == [("importing", False), ("service built", True)]
+    assert gc.isenabled()
+
+
+def test_a_failing_command_leaves_the_collector_as_it_found_it(monkeypatch):
+    import gc
+
+    from graphmem import cli
+    from graphmem.errors import InvalidInput
+
+    def command(args):
+        """Stats."""
+        raise InvalidInput("no")
+
+    monkeypatch.setitem(cli.COMMANDS, "stats", (command, "graphmem stats"))
+    assert cli.main(["stats"]) == 2
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert cli.main(["stats"]) == 2
+        assert not gc.isenabled()  # a caller that runs without the collector keeps it off
+    finally:
+        gc.enable()
