@@ -96,3 +96,26 @@ def test_a_failing_command_leaves_the_collector_as_it_found_it(monkeypatch):
         assert not gc.isenabled()  # a caller that runs without the collector keeps it off
     finally:
         gc.enable()
+
+
+def test_a_server_of_graphmems_own_tools_on_sqlite_loads_no_dialect_it_does_not_serve(tmp_path):
+    # The five seed dialects and SQLAlchemy's PostgreSQL dialect were imported by every server and command.
+    db = str(tmp_path / "memory.db")
+    opened = (f"from graphmem import MemoryService, Settings\nfrom graphmem.server import build_server\n"
+              f"settings = Settings.load(environ={{}}, db={db!r})\nbuild_server(settings, tools='full')\n"
+              f"MemoryService(settings).close()\nimport sys\n"
+              f"print(json.dumps(sorted(m for m in sys.modules if 'dialects.postgresql' in m\n"
+              f"                        or m.startswith('graphmem.server.dialects.'))))")
+    probe = f"import json\n{opened}"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+def test_a_dialect_profile_loads_its_dialect_when_asked_for():
+    code = ("import json, sys\nfrom graphmem.server.profiles import PROFILES, resources_of, tools_of\n"
+            "names = list(PROFILES)\nkyew = len(tools_of('kyew'))\nresources = len(resources_of('reference'))\n"
+            "print(json.dumps([names, kyew > 0, resources, 'graphmem.server.dialects.tam' in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    names, kyew, resources, tam = json.loads(done.stdout.splitlines()[-1])
+    assert names == ["core", "full", "kyew", "tam", "reference", "cortexgraph", "kirograph"]
+    assert kyew and resources == 1 and not tam
