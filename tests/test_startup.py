@@ -51,3 +51,71 @@ def test_the_server_and_an_open_service_load_spacy_only_on_first_parse(tmp_path)
               f"service = MemoryService(settings)")
     assert "spacy" not in _loaded_after(opened)
     assert "spacy" in _loaded_after(opened + "\nservice.store('Canary deploys use the flamingo flag service')")
+
+
+def test_a_command_imports_with_the_collector_paused_and_works_with_it_on(tmp_path, monkeypatch):
+    # Start-up imports make almost no cyclic garbage but trigger full collections over everything imported
+    # (a fifth of the server's import CPU); the collector is back on once the service is built.
+    import gc
+
+    from graphmem import cli
+    from graphmem.cli.app import open_service
+
+    seen: list[tuple[str, bool]] = []
+
+    def command(args):
+        """Stats."""
+        seen.append(("importing", gc.isenabled()))
+        service = open_service(args)
+        seen.append(("service built", gc.isenabled()))
+        service.close()
+
+    monkeypatch.setitem(cli.COMMANDS, "stats", (command, "graphmem stats"))
+    assert gc.isenabled()
+    assert cli.main(["--db", str(tmp_path / "memory.db"), "--create", "stats"]) == 0
+    assert seen == [("importing", False), ("service built", True)]
+    assert gc.isenabled()
+
+
+def test_a_failing_command_leaves_the_collector_as_it_found_it(monkeypatch):
+    import gc
+
+    from graphmem import cli
+    from graphmem.errors import InvalidInput
+
+    def command(args):
+        """Stats."""
+        raise InvalidInput("no")
+
+    monkeypatch.setitem(cli.COMMANDS, "stats", (command, "graphmem stats"))
+    assert cli.main(["stats"]) == 2
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert cli.main(["stats"]) == 2
+        assert not gc.isenabled()  # a caller that runs without the collector keeps it off
+    finally:
+        gc.enable()
+
+
+def test_a_server_of_graphmems_own_tools_on_sqlite_loads_no_dialect_it_does_not_serve(tmp_path):
+    # The five seed dialects and SQLAlchemy's PostgreSQL dialect were imported by every server and command.
+    db = str(tmp_path / "memory.db")
+    opened = (f"from graphmem import MemoryService, Settings\nfrom graphmem.server import build_server\n"
+              f"settings = Settings.load(environ={{}}, db={db!r})\nbuild_server(settings, tools='full')\n"
+              f"MemoryService(settings).close()\nimport sys\n"
+              f"print(json.dumps(sorted(m for m in sys.modules if 'dialects.postgresql' in m\n"
+              f"                        or m.startswith('graphmem.server.dialects.'))))")
+    probe = f"import json\n{opened}"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+def test_a_dialect_profile_loads_its_dialect_when_asked_for():
+    code = ("import json, sys\nfrom graphmem.server.profiles import PROFILES, resources_of, tools_of\n"
+            "names = list(PROFILES)\nkyew = len(tools_of('kyew'))\nresources = len(resources_of('reference'))\n"
+            "print(json.dumps([names, kyew > 0, resources, 'graphmem.server.dialects.tam' in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    names, kyew, resources, tam = json.loads(done.stdout.splitlines()[-1])
+    assert names == ["core", "full", "kyew", "tam", "reference", "cortexgraph", "kirograph"]
+    assert kyew and resources == 1 and not tam

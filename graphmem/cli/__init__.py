@@ -29,7 +29,7 @@ from graphmem.cli import (
     sessions,
     start,
 )
-from graphmem.cli.app import Commands, HelpFormatter
+from graphmem.cli.app import Commands, HelpFormatter, collector_paused
 from graphmem.errors import GraphmemError
 
 __all__ = ["ALIASES", "COMMANDS", "build_parser", "main"]
@@ -73,7 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; ``0`` on success, ``2`` with one ``error:`` line on stderr otherwise."""
     args = build_parser().parse_args(argv)
     try:
-        COMMANDS[args.command][0](args)
+        with collector_paused():  # until the command's modules are imported and its service is built
+            COMMANDS[args.command][0](args)
         sys.stdout.flush()
     except BrokenPipeError:  # the reader went away (`graphmem export | head`): stop quietly, as on SIGPIPE
         _silence_stdout()

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from graphmem.cli.app import Commands, emit, open_service, settings_for
+from graphmem.cli.app import Commands, emit, open_service, resume_collector, settings_for
 
 __all__ = ["COMMANDS", "add_arguments", "cmd_demo", "cmd_init", "cmd_serve"]
 
@@ -78,6 +78,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
                   file=sys.stderr)
         else:  # stdio: the store line is all a client's log shows; failed calls reach the client as tool errors
             logging.getLogger("mcp.server.mcpserver").setLevel(logging.WARNING)
+        resume_collector()  # the server's modules are imported: serving collects garbage as usual
         return server
 
     if args.transport == "stdio":
@@ -90,6 +91,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
     """Load the bundled sample corpus into a fresh store and run recall and composition queries."""
     from graphmem.demo import SAMPLE_DATA, run_demo
 
+    resume_collector()
     run_demo(SAMPLE_DATA, db=args.db, as_json=args.json)
 
 

@@ -8,13 +8,13 @@ Admin jobs (gc, prune, lint --fix, bulk import) are CLI commands, in no profile.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal, cast
 
 from mcp_types import ToolAnnotations
 
 from graphmem.server import export, facts, learning, lifecycle, maintenance, memories, recall, relations, sessions
-from graphmem.server.dialects import cortexgraph, kirograph, kyew, reference, tam
 
 __all__ = ["CORE", "PLANNED", "PROFILES", "ProfileName", "hidden_parameters", "resources_of", "tools_of"]
 
@@ -29,15 +29,36 @@ _FEATURES = cast(tuple[ToolTable, ...], (memories.TOOLS, recall.TOOLS, relations
 FULL: dict[str, tuple[Callable[..., Any], ToolAnnotations]] = {
     name: entry for table in _FEATURES for name, entry in table.items()}
 
-PROFILES: dict[str, ToolTable] = {
-    "core": {name: FULL[name] for name in CORE},
-    "full": FULL,
-    "kyew": cast(ToolTable, kyew.TOOLS),
-    "tam": cast(ToolTable, tam.TOOLS),
-    "reference": cast(ToolTable, reference.TOOLS),
-    "cortexgraph": cast(ToolTable, cortexgraph.TOOLS),
-    "kirograph": cast(ToolTable, kirograph.TOOLS),
-}
+_DIALECTS = ("kyew", "tam", "reference", "cortexgraph", "kirograph")
+
+
+def _dialect(name: str) -> Any:
+    """The dialect's module (``graphmem.server.dialects.<name>``), imported when its profile is asked for:
+    a server of graphmem's own tools never loads the five seed dialects (docs/benchmarks.md, issue 22)."""
+    return importlib.import_module(f"graphmem.server.dialects.{name}")
+
+
+class _Profiles(Mapping[str, ToolTable]):
+    """Every profile by name; a dialect's table is read from its module on first use."""
+
+    def __init__(self, own: Mapping[str, ToolTable]) -> None:
+        self._own = own
+
+    def __getitem__(self, name: str) -> ToolTable:
+        if name in self._own:
+            return self._own[name]
+        if name in _DIALECTS:
+            return cast(ToolTable, _dialect(name).TOOLS)
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*self._own, *_DIALECTS))
+
+    def __len__(self) -> int:
+        return len(self._own) + len(_DIALECTS)
+
+
+PROFILES: Mapping[str, ToolTable] = _Profiles({"core": {name: FULL[name] for name in CORE}, "full": FULL})
 # Named in the settings and the CLI, not built yet: asking for one is a clear error, never an empty server.
 PLANNED: tuple[str, ...] = ()
 
@@ -61,12 +82,12 @@ def hidden_parameters(profile: str) -> dict[str, frozenset[str]]:
 # A dialect's own resources, beside graphmem's: each registrar takes the server and the live service, and
 # returns the URIs a write changes (their subscribers are told, as the seed server tells them).
 ResourceRegistrar = Callable[[Any, Callable[[], Any]], tuple[str, ...]]
-_RESOURCES: dict[str, tuple[ResourceRegistrar, ...]] = {"reference": (reference.register_resources,)}
+_RESOURCES: dict[str, tuple[str, ...]] = {"reference": ("register_resources",)}  # registrars in the dialect
 
 
 def resources_of(profile: str) -> tuple[ResourceRegistrar, ...]:
     """The seed resources a profile adds (the reference server's ``memory://knowledge-graph``)."""
-    return _RESOURCES.get(profile, ())
+    return tuple(getattr(_dialect(profile), name) for name in _RESOURCES.get(profile, ()))
 
 
 def tools_of(profile: str) -> ToolTable:

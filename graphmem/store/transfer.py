@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -175,6 +174,9 @@ def _merge_edges(session: Session, edges: list[dict[str, Any]], concept_seq: dic
         return
     rows = [{"a_seq": min(concept_seq[e["a"]], concept_seq[e["b"]]),
              "b_seq": max(concept_seq[e["a"]], concept_seq[e["b"]]), "count": e["count"]} for e in edges]
+    # imported here: every process imports this module, and PostgreSQL's dialect costs a SQLite store 20-45 ms
+    from sqlalchemy.dialects import postgresql, sqlite
+
     dialect_insert = sqlite.insert if session.get_bind().dialect.name == "sqlite" else postgresql.insert
     statement = dialect_insert(ConceptEdgeRow)
     greatest = "max" if session.get_bind().dialect.name == "sqlite" else "greatest"
