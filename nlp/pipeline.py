@@ -179,7 +179,26 @@ class ConceptExtractor:
         >>> dict(ConceptExtractor().query_keys("build_worker webhooks"))["build worker"]
         ('build worker', 'build_worker', 'build', 'worker')
         """
-        parsed = self.parse(text)
+        return self._query_keys(self.parse(text))
+
+    def query_parse(self, text: str, max_n: int = 4) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
+        """:meth:`query_keys` and :meth:`candidate_ngrams` of one query from one parse (recall needs both).
+
+        >>> keys, ngrams = ConceptExtractor().query_parse("build_worker webhooks", max_n=2)
+        >>> keys == ConceptExtractor().query_keys("build_worker webhooks")
+        True
+        >>> ngrams == ConceptExtractor().candidate_ngrams("build_worker webhooks", max_n=2)
+        True
+        """
+        from nlp.query import word_ngrams
+
+        if max_n < 1:
+            raise ValueError(f"max_n must be at least 1, not {max_n}")
+        doc = self._pipeline.nlp(text)
+        view = self._view(doc, text)
+        return self._query_keys(self._observation(doc, text, view)), word_ngrams(view, max_n)
+
+    def _query_keys(self, parsed: ParsedObservation) -> list[tuple[str, tuple[str, ...]]]:
         parts = {mention.key: mention.parts for mention in parsed.mentions}
         from nlp.query import fallback_keys
 
@@ -225,11 +244,11 @@ class ConceptExtractor:
         starts = model_sentence_starts(doc) if self._pipeline.is_trained else frozenset()
         return build_doc_view(doc, text, self._pipeline.tokens, starts)
 
-    def _observation(self, doc: Doc, text: str) -> ParsedObservation:
+    def _observation(self, doc: Doc, text: str, view: DocView | None = None) -> ParsedObservation:
         from nlp.candidates import find_occurrences
         from nlp.model_spans import model_names, model_phrases
 
-        view = self._view(doc, text)
+        view = view or self._view(doc, text)
         extra_phrases, extra_names = [], []
         if self._pipeline.is_trained:
             extra_phrases = model_phrases(doc, view)

@@ -232,8 +232,8 @@ class UnitOfWork:
         """Every concept key recall may look up for ``query``: its keys, their fallbacks, its n-grams."""
         if query is None or self.pool is None:
             return set()
-        keys = {name for key, fallbacks in self.extractor.query_keys(query) for name in (key, *fallbacks)}
-        return keys | {ngram for ngram in self.extractor.candidate_ngrams(query) if " " in ngram}
+        keys, ngrams = self.extractor.query_parse(query)
+        return {name for key, fallbacks in keys for name in (key, *fallbacks)} | {n for n in ngrams if " " in n}
 
     def _reader(self) -> Any:
         """The engine a repository read uses: one whose rows reflect at least what the projection does."""

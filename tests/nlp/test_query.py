@@ -68,3 +68,10 @@ def test_ngrams_keep_identifiers_whole_and_stop_at_punctuation(extractor: Concep
 def test_ngram_size_must_be_positive(extractor: ConceptExtractor) -> None:
     with pytest.raises(ValueError, match="max_n"):
         extractor.candidate_ngrams("cache", max_n=0)
+
+
+@pytest.mark.parametrize("text", ["build_worker webhooks", "Who was the DJ of the compilation album produced by an "
+                                  "English cricketer born in Christchurch?", "rollback of src/app.py at 10:00",
+                                  "", "!!!"])
+def test_one_parse_gives_the_query_keys_and_the_ngrams_recall_looks_up(extractor: ConceptExtractor, text: str) -> None:
+    assert extractor.query_parse(text) == (extractor.query_keys(text), extractor.candidate_ngrams(text))

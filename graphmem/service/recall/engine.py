@@ -124,7 +124,7 @@ class RecallEngine:
         (an agent repeats queries, and asks search and associate the same one)."""
         parsed = self._queries.get(query)
         if parsed is None:
-            parsed = (self.extractor.query_keys(query), self.extractor.candidate_ngrams(query))
+            parsed = self.extractor.query_parse(query)
             if len(self._queries) >= _QUERY_CACHE_SIZE:
                 self._queries.pop(next(iter(self._queries)))
             self._queries[query] = parsed
