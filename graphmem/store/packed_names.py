@@ -273,23 +273,29 @@ class PackedIndex(Mapping[str, int]):
             raise NotImplementedError("a node keeps its name: no node map replaces an entry")
         return self._merged_keys(list(self._added), list(self._added.values()))
 
-    def own_state(self) -> tuple[npt.NDArray[np.uint8], IntArray, IntArray, IntArray, IntArray]:
-        """For an index with its own strings (the compact-form map): the strings packed (raises ValueError as
-        :func:`pack` does), the keys sorted, their slots, and the value of each slot."""
-        assert self._values is not None or not self._keys.size, "an index of node names saves with state()"
-        values = np.zeros(0, dtype=np.int64) if self._values is None else self._values
+    def own_state(self, *, dense: bool = False) -> tuple[npt.NDArray[np.uint8], IntArray, IntArray, IntArray, IntArray]:
+        """For an index with its own strings: the strings packed (raises ValueError as :func:`pack` does), the
+        keys sorted, their slots, and the value of each slot. ``dense``: every value is its string's slot, as
+        ids handed out in order are (the keyword vocabulary; the values returned are then empty)."""
+        values = np.zeros(0, dtype=np.int64) if self._values is None or dense else self._values
         if self._shadowing:
+            if dense:
+                raise NotImplementedError("a dense index never replaces an entry")
             values = values.copy()
             for name in self._shadowing:
                 values[self._packed_slot(name)] = self._added[name]
         names = [name for name in self._added if name not in self._shadowing]
-        strings = PackedStrings.packed(*self._strings.state()) if self._keys.size else PackedStrings()
+        strings = PackedStrings.packed(*self._strings.state())
         strings.extend(names)
         text, starts = strings.state()
-        first = strings.packed_count
-        keys, slots = self._merged_keys(names, range(first, first + len(names)))
+        slots = range(strings.packed_count, len(strings))
+        if dense and [self._added[name] for name in names] != list(slots):
+            raise ValueError("a dense index's values are its strings' slots")
+        keys, ordered = self._merged_keys(names, slots)
+        if dense:
+            return text, starts, keys, ordered, values
         added_values = np.fromiter((self._added[name] for name in names), dtype=np.int64, count=len(names))
-        return text, starts, keys, slots, np.concatenate([values, added_values])
+        return text, starts, keys, ordered, np.concatenate([values, added_values])
 
     def _merged_keys(self, names: list[str], slots: Iterable[int]) -> tuple[IntArray, IntArray]:
         keys, added_slots = key_index(names, slots)

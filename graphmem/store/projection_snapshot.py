@@ -150,8 +150,8 @@ def _belongs(header: dict[str, Any], projection: GraphProjection, engine: Engine
 
 
 def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
-    projection.graph = SpreadingGraph.from_state(
-        {key.removeprefix("graph_"): value for key, value in arrays.items() if key.startswith("graph_")})
+    projection.graph = SpreadingGraph.from_state(  # the per-node arrays taken as saved, like the columns
+        {key.removeprefix("graph_"): value for key, value in arrays.items() if key.startswith("graph_")}, copy=False)
     for name, (dtype, _fill) in _COLUMNS.items():
         # Taken as saved (exactly n long, mapped copy-on-write); the first node added grows a column.
         projection._cols[name] = np.asarray(arrays[f"col_{name}"], dtype=dtype)
