@@ -79,6 +79,11 @@ def key_index(strings: Iterable[str], slots: Iterable[int]) -> tuple[IntArray, I
     return keys[order], slots[order]
 
 
+def _ints(array: npt.NDArray[np.int64]) -> memoryview:
+    """``array``'s items as Python ints, read without numpy's per-item cost (no copy of a native int64 array)."""
+    return np.ascontiguousarray(array, dtype=np.int64).data
+
+
 class PackedStrings(Sequence[str]):
     """Strings by position: a packed buffer (read-only) and then a list of the strings appended since."""
 
@@ -86,6 +91,7 @@ class PackedStrings(Sequence[str]):
         self._text = memoryview(b"")
         self._buffer: npt.NDArray[np.uint8] = np.zeros(0, dtype=np.uint8)
         self._starts: IntArray = np.zeros(1, dtype=np.int64)
+        self._start = memoryview(b"")  # the starts as Python ints (a memoryview item is 3× faster than numpy's)
         self._packed = 0
         self._added: list[str] = list(strings)
 
@@ -94,6 +100,7 @@ class PackedStrings(Sequence[str]):
         """Strings read from ``text`` as :func:`pack` wrote it (taken as they are: a mapped file stays mapped)."""
         strings = cls()
         strings._buffer, strings._starts, strings._packed = text, starts, int(starts.size) - 1
+        strings._start = _ints(starts)
         strings._text = text.data.cast("B") if text.size else memoryview(b"")
         return strings
 
@@ -105,8 +112,7 @@ class PackedStrings(Sequence[str]):
     def encoded(self, position: int) -> memoryview | bytes:
         """The UTF-8 bytes of one string (no decoding: what a lookup compares)."""
         if position < self._packed:
-            start, stop = self._starts[position : position + 2].tolist()
-            return self._text[start : stop - 1]
+            return self._text[self._start[position] : self._start[position + 1] - 1]
         return self._added[position - self._packed].encode()
 
     @overload
@@ -120,8 +126,7 @@ class PackedStrings(Sequence[str]):
         if at < 0:
             at += len(self)
         if 0 <= at < self._packed:
-            start, stop = self._starts[at : at + 2].tolist()
-            return str(self._text[start : stop - 1], "utf-8")
+            return str(self._text[self._start[at] : self._start[at + 1] - 1], "utf-8")
         if at < 0:
             raise IndexError(position)
         return self._added[at - self._packed]
@@ -190,6 +195,7 @@ class PackedIndex(Mapping[str, int]):
         self._keys: IntArray = np.zeros(0, dtype=np.int64)
         self._slots: IntArray = np.zeros(0, dtype=np.int64)
         self._values: IntArray | None = None
+        self._key = self._slot = memoryview(b"")  # the keys and slots as Python ints
         self._added: dict[str, int] = dict(entries or {})
         self._shadowing: set[str] = set()  # added names that replaced a packed entry's value
 
@@ -199,6 +205,7 @@ class PackedIndex(Mapping[str, int]):
         """The entries ``keys`` (sorted) and ``slots`` describe, their strings in ``strings``."""
         index = cls()
         index._strings, index._keys, index._slots, index._values = strings, keys, slots, values
+        index._key, index._slot = _ints(keys), _ints(slots)
         return index
 
     @property
@@ -214,10 +221,10 @@ class PackedIndex(Mapping[str, int]):
             encoded = name.encode()
         except UnicodeEncodeError:  # a lone surrogate: never packed (pack refuses it)
             return -1
-        key = name_key(encoded)
-        keys, at = self._keys, int(self._keys.searchsorted(key))
-        while at < keys.size and int(keys[at]) == key:
-            slot = int(self._slots[at])
+        key = ((len(encoded) & _LENGTH_MASK) << 32) | zlib.crc32(encoded)  # name_key, inlined: the hot path
+        at, count, keys = int(self._keys.searchsorted(key)), len(self._key), self._key
+        while at < count and keys[at] == key:
+            slot: int = self._slot[at]
             if self._strings.encoded(slot) == encoded:
                 return slot
             at += 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -58,7 +60,9 @@ def test_a_replaced_entry_is_counted_and_iterated_once():
 
 
 def test_names_sharing_a_key_are_told_apart_by_their_text(monkeypatch):
-    monkeypatch.setattr(packed_names, "name_key", len)  # every name of one length collides
+    _, index = _packed(["plumless", "buckeroo", "other"])  # the same CRC-32 and length: the same key
+    assert index["plumless"] == 0 and index["buckeroo"] == 1 and "buckaroo" not in index
+    monkeypatch.setattr(packed_names, "zlib", SimpleNamespace(crc32=lambda _: 0))  # every name of a length collides
     strings = ["ab", "cd", "ef", "g", "hi"]
     _, index = _packed(strings)
     assert [index[name] for name in strings] == [0, 1, 2, 3, 4]
