@@ -81,7 +81,8 @@ def key_index(strings: Iterable[str], slots: Iterable[int]) -> tuple[IntArray, I
 
 def _ints(array: npt.NDArray[np.int64]) -> memoryview:
     """``array``'s items as Python ints, read without numpy's per-item cost (no copy of a native int64 array)."""
-    return np.ascontiguousarray(array, dtype=np.int64).data
+    # Cast through bytes: a memoryview of an array read from a file may say "=q" or "<q", which it cannot index.
+    return np.ascontiguousarray(array, dtype=np.int64).data.cast("B").cast("q")
 
 
 class PackedStrings(Sequence[str]):

@@ -108,3 +108,18 @@ def test_a_packed_index_answers_as_the_dict_it_replaces(strings, probes):
     assert dict(index) == expected and list(names) == strings
     for probe in [*strings, *probes]:
         assert index.get(probe) == expected.get(probe) and (probe in index) == (probe in expected)
+
+
+def test_arrays_mapped_at_odd_offsets_are_read_as_they_are():
+    """A member of the snapshot's zip starts wherever its name ends: its int64 arrays may be unaligned."""
+    strings = ["alpha", "beta", "déjà vu"]
+
+    def unaligned(array: np.ndarray) -> np.ndarray:
+        return np.frombuffer(b"\x00" + array.astype(np.int64).tobytes(), dtype=np.int64, offset=1)
+
+    text, starts = pack(strings)
+    keys, slots = key_index(strings, range(3))
+    names = PackedStrings.packed(text, unaligned(starts))
+    index = PackedIndex.packed(names, unaligned(keys), unaligned(slots))
+    assert not index._slots.flags.aligned
+    assert [index[name] for name in strings] == [0, 1, 2] and list(names) == strings and names[2] == "déjà vu"
