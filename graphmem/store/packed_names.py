@@ -28,7 +28,7 @@ from __future__ import annotations
 import operator
 import sys
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from typing import overload
 
 import numpy as np
@@ -274,6 +274,21 @@ class PackedIndex(Mapping[str, int]):
             if name not in self._shadowing:
                 yield name
 
+    def values(self) -> ValuesView[int]:
+        """The values in the order of the keys, the packed ones read as one array (not looked up name by name)."""
+        return _Values(self)
+
+    def items(self) -> ItemsView[str, int]:
+        return _Items(self)
+
+    def _values_in_order(self) -> Iterator[int]:
+        if self._shadowing:  # rare (no projection map replaces an entry): look each up
+            yield from (self[name] for name in self)
+            return
+        slots = np.sort(self._slots)
+        yield from (slots if self._values is None else self._values[slots]).tolist()
+        yield from self._added.values()
+
     def state(self) -> tuple[IntArray, IntArray]:
         """Every entry's key, sorted, and its slot, for a snapshot whose strings are the same as this index's
         plus, in the slot each added entry's value names, the added ones (the node maps)."""
@@ -319,3 +334,17 @@ class PackedIndex(Mapping[str, int]):
         arrays = self._keys.nbytes + self._slots.nbytes + (0 if self._values is None else self._values.nbytes)
         own = 0 if self._values is None else self._strings.nbytes()
         return int(arrays + own + sys.getsizeof(self._added) + _INT * len(self._added))
+
+
+class _Values(ValuesView[int]):
+    _mapping: PackedIndex
+
+    def __iter__(self) -> Iterator[int]:
+        return self._mapping._values_in_order()
+
+
+class _Items(ItemsView[str, int]):
+    _mapping: PackedIndex
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return zip(self._mapping, self._mapping._values_in_order(), strict=True)

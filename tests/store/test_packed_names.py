@@ -45,7 +45,7 @@ def test_a_name_added_after_the_load_is_found_and_iterates_after_the_packed_ones
     names.append("gamma")
     index["gamma"] = 2
     assert index["gamma"] == 2 and "gamma" in index and len(index) == 3 and names[2] == "gamma"
-    assert list(index.items()) == [("alpha", 0), ("beta", 1), ("gamma", 2)]
+    assert list(index.items()) == [("alpha", 0), ("beta", 1), ("gamma", 2)] and list(index.values()) == [0, 1, 2]
     assert index.setdefault("beta", 9) == 1 and index.setdefault("delta", 3) == 3 and len(index) == 4
     names.append("delta")
     keys, slots = index.state()  # saved: every entry sorted by key, each at its slot (its node)
@@ -57,6 +57,7 @@ def test_a_replaced_entry_is_counted_and_iterated_once():
     _, index = _packed(["alpha", "beta"])
     index["alpha"] = 7
     assert index["alpha"] == 7 and len(index) == 2 and dict(index) == {"alpha": 7, "beta": 1}
+    assert list(index.items()) == [("alpha", 7), ("beta", 1)] and list(index.values()) == [7, 1]
 
 
 def test_names_sharing_a_key_are_told_apart_by_their_text(monkeypatch):
@@ -96,7 +97,7 @@ def test_the_compact_form_map_saves_its_own_strings_with_the_added_forms():
     assert index.setdefault("cach", 42) == 42 and index.setdefault("roll", 99) == 40
     text, starts, keys, slots, values = index.own_state()
     reread = PackedIndex.packed(PackedStrings.packed(text, starts), keys, slots, values)
-    assert dict(reread) == {"roll": 40, "deploy": 41, "cach": 42}
+    assert dict(reread) == {"roll": 40, "deploy": 41, "cach": 42} and list(reread.values()) == [40, 41, 42]
 
 
 @given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")),
@@ -105,7 +106,7 @@ def test_the_compact_form_map_saves_its_own_strings_with_the_added_forms():
 def test_a_packed_index_answers_as_the_dict_it_replaces(strings, probes):
     names, index = _packed(strings)
     expected = {name: at for at, name in enumerate(strings)}
-    assert dict(index) == expected and list(names) == strings
+    assert dict(index) == expected and list(names) == strings and list(index.items()) == list(expected.items())
     for probe in [*strings, *probes]:
         assert index.get(probe) == expected.get(probe) and (probe in index) == (probe in expected)
 
@@ -123,3 +124,11 @@ def test_arrays_mapped_at_odd_offsets_are_read_as_they_are():
     index = PackedIndex.packed(names, unaligned(keys), unaligned(slots))
     assert not index._slots.flags.aligned
     assert [index[name] for name in strings] == [0, 1, 2] and list(names) == strings and names[2] == "déjà vu"
+
+
+def test_take_gives_the_same_names_one_by_one_or_all_decoded_at_once():
+    names = PackedStrings.packed(*pack(UNUSUAL))
+    names.append("added")
+    few, many = [3, 0], [14, *range(len(UNUSUAL))][::-1]  # over an eighth of them: one decode of the buffer
+    assert names.take(few) == [UNUSUAL[3], UNUSUAL[0]]
+    assert names.take(many) == [[*UNUSUAL, "added"][at] for at in many]
