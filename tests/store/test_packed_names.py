@@ -132,3 +132,15 @@ def test_take_gives_the_same_names_one_by_one_or_all_decoded_at_once():
     few, many = [3, 0], [14, *range(len(UNUSUAL))][::-1]  # over an eighth of them: one decode of the buffer
     assert names.take(few) == [UNUSUAL[3], UNUSUAL[0]]
     assert names.take(many) == [[*UNUSUAL, "added"][at] for at in many]
+
+
+def test_the_caches_of_names_read_and_looked_up_stay_bounded_and_right(monkeypatch):
+    monkeypatch.setattr(packed_names, "_CACHED", 3)
+    strings = [f"name {n}" for n in range(10)]
+    names, index = _packed(strings)
+    for _ in range(2):
+        assert [names[at] for at in range(10)] == strings and [index.get(name) for name in strings] == list(range(10))
+        assert index.get("missing") is None and "missing" not in index
+    assert len(names._decoded) <= 3 and len(index._found) <= 3
+    index["missing"] = 10  # a miss remembered is no miss once the name is added
+    assert index["missing"] == 10 and len(index) == 11
