@@ -232,11 +232,11 @@ class SpreadingGraph:
         graph = cls()
         n = int(state["n"][0])
         graph._base = _compact_csr(sp.csr_array((state["data"], state["indices"], state["indptr"]), shape=(n, n)))
-        if not copy:
+        if not copy:  # an unaligned array (a member of a zip starts anywhere) is copied: a spread indexes them
             graph._n = n
-            graph._out_strength = np.asarray(state["out_strength"], dtype=np.float64)
-            graph._out_degree = np.asarray(state["out_degree"], dtype=np.float64)
-            graph._spread_scale = np.asarray(state["spread_scale"], dtype=np.float64)
+            graph._out_strength = np.require(state["out_strength"], np.float64, "A")
+            graph._out_degree = np.require(state["out_degree"], np.float64, "A")
+            graph._spread_scale = np.require(state["spread_scale"], np.float64, "A")
             return graph
         graph.add_nodes(n)
         graph._out_strength[:n] = state["out_strength"]
