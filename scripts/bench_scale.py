@@ -106,10 +106,14 @@ def projection_bytes(projection: Any) -> dict[str, int]:
             continue
         if isinstance(value, (dict, list, set, frozenset, tuple)):
             python[name] = _deep_size(value, seen)
+        elif name in ("names", "concept_nodes", "memory_nodes"):  # packed (store/packed_names.py)
+            python[name] = int(value.nbytes())
     keywords = getattr(projection, "keywords", None)  # the keyword index (absent before it existed)
     extra: dict[str, int] = {}
     if keywords is not None:
-        extra = {"keyword_arrays": keywords.nbytes(), "keyword_vocabulary": _deep_size(keywords.vocabulary, seen),
+        extra = {"keyword_arrays": keywords.nbytes(), "keyword_vocabulary": (
+                     keywords.vocabulary.nbytes() if callable(getattr(keywords.vocabulary, "nbytes", None))
+                     else _deep_size(keywords.vocabulary, seen)),
                  "keyword_postings": keywords.postings, "keyword_terms": len(keywords.vocabulary)}
     return {"csr": csr, "arrays": arrays, "python": sum(python.values()), "edges": int(state["data"].size),
             "nodes": graph.n_nodes, **{f"python.{name}": size for name, size in python.items()}, **extra}

@@ -225,12 +225,20 @@ class SpreadingGraph:
                 "out_degree": self._out_degree[:n], "spread_scale": self._spread_scale[:n]}
 
     @classmethod
-    def from_state(cls, state: dict[str, npt.NDArray[np.generic]]) -> SpreadingGraph:
-        """The graph :meth:`state` described."""
+    def from_state(cls, state: dict[str, npt.NDArray[np.generic]], *, copy: bool = True) -> SpreadingGraph:
+        """The graph :meth:`state` described. With ``copy=False`` the per-node arrays are taken as they are (a
+        snapshot's, mapped copy-on-write: no allocation and no copy at an open) and grown on the first node added;
+        the state must then belong to nobody else."""
         graph = cls()
         n = int(state["n"][0])
-        graph.add_nodes(n)
         graph._base = _compact_csr(sp.csr_array((state["data"], state["indices"], state["indptr"]), shape=(n, n)))
+        if not copy:  # an unaligned array (a member of a zip starts anywhere) is copied: a spread indexes them
+            graph._n = n
+            graph._out_strength = np.require(state["out_strength"], np.float64, "A")
+            graph._out_degree = np.require(state["out_degree"], np.float64, "A")
+            graph._spread_scale = np.require(state["spread_scale"], np.float64, "A")
+            return graph
+        graph.add_nodes(n)
         graph._out_strength[:n] = state["out_strength"]
         graph._out_degree[:n] = state["out_degree"]
         graph._spread_scale[:n] = state["spread_scale"]

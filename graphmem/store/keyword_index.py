@@ -34,6 +34,7 @@ import numpy.typing as npt
 import Stemmer
 
 from graphmem.core.capacity import grown
+from graphmem.store.packed_names import PackedIndex, PackedStrings
 from nlp.normalize import fold_accents
 
 __all__ = ["KeywordIndex", "index_terms"]
@@ -106,7 +107,7 @@ class KeywordIndex:
     """Term × memory postings of one projection, ranked by BM25 with a top-k cut."""
 
     def __init__(self) -> None:
-        self.vocabulary: dict[str, int] = {}  # term → id, ids in insertion order
+        self.vocabulary = PackedIndex()  # term → id, ids in insertion order (a snapshot's packed: packed_names.py)
         self._df = np.zeros(0, dtype=np.int32)  # by term id (with headroom)
         self._indptr = np.zeros(1, dtype=np.int64)  # CSR over the merged terms
         self._docs = np.zeros(0, dtype=np.int32)
@@ -203,8 +204,9 @@ class KeywordIndex:
     # -- snapshot ----------------------------------------------------------------------------------
     def state(self) -> dict[str, np.ndarray]:
         self.merge()
-        vocabulary = "\n".join(self.vocabulary).encode()  # terms hold no newline (letters and digits)
-        return {"keyword_vocabulary": np.frombuffer(vocabulary, dtype=np.uint8),
+        text, starts, keys, slots, _ = self.vocabulary.own_state(dense=True)  # terms: letters and digits, no NUL
+        return {"keyword_terms_text": text, "keyword_terms_starts": starts, "keyword_terms_keys": keys,
+                "keyword_terms_slots": slots,
                 "keyword_indptr": self._indptr, "keyword_docs": self._docs, "keyword_tf": self._tf,
                 "keyword_df": self._df[: len(self.vocabulary)], "keyword_length": self._length[: self._top + 1],
                 "keyword_totals": np.array([self.documents, self.tokens, self._top], dtype=np.int64)}
@@ -212,9 +214,13 @@ class KeywordIndex:
     @classmethod
     def from_state(cls, arrays: dict[str, np.ndarray]) -> KeywordIndex:
         index = cls()
-        text = arrays["keyword_vocabulary"].tobytes().decode()
-        terms = text.split("\n") if text else []
-        index.vocabulary = dict(zip(terms, range(len(terms)), strict=True))
+        if "keyword_terms_keys" in arrays:  # the vocabulary as saved: no dict of its terms is built
+            terms = PackedStrings.packed(arrays["keyword_terms_text"], arrays["keyword_terms_starts"])
+            index.vocabulary = PackedIndex.packed(terms, arrays["keyword_terms_keys"], arrays["keyword_terms_slots"])
+        else:  # a format-5 or 6 snapshot: the terms one per line
+            text = arrays["keyword_vocabulary"].tobytes().decode()
+            listed = text.split("\n") if text else []
+            index.vocabulary = PackedIndex(dict(zip(listed, range(len(listed)), strict=True)))
         # The postings are only ever replaced (a merge builds new arrays), never written in place, so they are
         # taken as they are; the per-term and per-node counts grow in place, so they are copied.
         index._indptr = arrays["keyword_indptr"].astype(np.int64, copy=False)

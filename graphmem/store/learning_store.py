@@ -68,10 +68,10 @@ def concept_matrix(projection: GraphProjection, view: VisibilityFilter, now_ms: 
         concepts = np.flatnonzero(projection.col("node_type") == CONCEPT)
         adjacency = projection.graph.adjacency()
         block = sp.csr_array(adjacency[rows][:, concepts])
-        names = projection.names
+        names = projection.names  # packed: take() decodes many at once
         return ConceptMatrix(
-            memory_ids=tuple(names[int(node)] for node in rows), matrix=block,
-            df=projection.col("df")[concepts].copy(), concept_keys=tuple(names[int(c)] for c in concepts),
+            memory_ids=tuple(names.take(rows.tolist())), matrix=block,
+            df=projection.col("df")[concepts].copy(), concept_keys=tuple(names.take(concepts.tolist())),
             projects=projection.col("project")[rows].copy(), kinds=projection.col("kind")[rows].copy(),
             n_docs=projection.memory_count)
 
@@ -125,8 +125,8 @@ def rows_matrix(projection: GraphProjection, nodes: Sequence[int]) -> ConceptMat
     ordered = np.asarray(nodes, dtype=np.int64)
     names = projection.names
     return ConceptMatrix(
-        memory_ids=tuple(names[int(node)] for node in ordered), matrix=matrix,
-        df=projection.col("df")[concept_nodes].copy(), concept_keys=tuple(names[int(c)] for c in concept_nodes),
+        memory_ids=tuple(names.take(ordered.tolist())), matrix=matrix,
+        df=projection.col("df")[concept_nodes].copy(), concept_keys=tuple(names.take(concept_nodes.tolist())),
         projects=projection.col("project")[ordered].copy(), kinds=projection.col("kind")[ordered].copy(),
         n_docs=projection.memory_count)
 

@@ -7,7 +7,8 @@ keeps its index for the life of the projection (new nodes are appended).
 
 Per-node facts live in numpy columns, not Python objects: a concept's kind is a code column
 (``concept_kind`` reads it as a mapping) and the seq → node index is an int32 array
-(``memory_by_seq``). Python dicts remain only where the key is a string (concept key, memory id).
+(``memory_by_seq``). Names and the name → node maps are packed arrays as the snapshot saved them plus a list
+and a dict of those added since (:mod:`graphmem.store.packed_names`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from graphmem.store.collector import collector_paused
 from graphmem.store.convert import to_ms
 from graphmem.store.engine import snapshot
 from graphmem.store.keyword_index import KeywordIndex
+from graphmem.store.packed_names import PackedIndex, PackedStrings
 from graphmem.store.repository import StoredBatch
 from graphmem.store.semantic_index import Embedder, SemanticIndex
 from graphmem.store.visibility import MEMORY, VisibilityFilter, evaluate_visibility
@@ -220,11 +222,11 @@ class GraphProjection:
         self.semantic = SemanticIndex(self.embedder, self.semantic_settings)
         self.keywords = KeywordIndex()  # the keyword leg's BM25 postings (store/keyword_index.py)
         self._cols: dict[str, np.ndarray] = {name: np.full(0, fill, dtype) for name, (dtype, fill) in _COLUMNS.items()}
-        self.names: list[str] = []  # memory id or concept key, by node
-        self.concept_nodes: dict[str, int] = {}
+        self.names = PackedStrings()  # memory id or concept key, by node (store/packed_names.py)
+        self.concept_nodes = PackedIndex()  # concept key → node
         self.folded_keys: dict[str, str] = {}  # accent-folded key → key, only where they differ
         self.concept_kind = ConceptKinds(self)  # a view of the concept_kind column
-        self.memory_nodes: dict[str, int] = {}
+        self.memory_nodes = PackedIndex()  # memory id → node
         self.memory_by_seq = SeqIndex()
         self.tags: dict[int, frozenset[str]] = {}
         self.tools: dict[int, frozenset[str]] = {}  # tools_used, by memory node

@@ -219,12 +219,10 @@ def estimated_bytes(projection: GraphProjection) -> int:
 
 def _object_bytes(projection: GraphProjection) -> int:
     names = projection.names
-    size = sys.getsizeof(names) + sum(map(sys.getsizeof, names))
-    for nodes in (projection.concept_nodes, projection.memory_nodes):
-        size += sys.getsizeof(nodes) + _INT * len(nodes)
+    size = names.nbytes() + projection.concept_nodes.nbytes() + projection.memory_nodes.nbytes()
     compact = projection.semantic.compact  # a form spelled as its concept's key is that key's string
-    size += sys.getsizeof(compact) + sum(sys.getsizeof(form) for form, node in compact.items()
-                                         if names[node] is not form)
+    size += compact.nbytes() + sum(sys.getsizeof(form) for form, node in compact.added.items()
+                                   if names[node] is not form)
     vocabulary = projection.keywords.vocabulary
     size += sys.getsizeof(vocabulary) + sum(map(sys.getsizeof, vocabulary)) + _INT * len(vocabulary)
     for sets in (projection.tags, projection.tools):

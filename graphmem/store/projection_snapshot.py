@@ -34,17 +34,21 @@ from sqlalchemy.engine import Engine
 from graphmem.core.spreading_graph import SpreadingGraph
 from graphmem.store.collector import collector_paused
 from graphmem.store.keyword_index import KeywordIndex
+from graphmem.store.packed_names import PackedIndex, PackedStrings
 from graphmem.store.projection import _COLUMNS, CONCEPT, MEMORY, GraphProjection, RelationEdge, SeqIndex
 from graphmem.store.semantic_index import SemanticIndex
 from graphmem.store.tables import SCHEMA_VERSION
 
 __all__ = ["load_snapshot", "save_snapshot", "snapshot_path"]
 
-_FORMAT = 6  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
+_FORMAT = 7  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
 # (concept kinds a column, df/use_count int32, length float32), accent-folded keys stored; 4: semantic vectors;
 # 5: the keyword index; 6: memory vectors int8 with a scale per row (a format-5 snapshot still loads: its
-# float16 rows are quantized on the way in; a reader of format 5 refuses a 6 and loads from the rows)
-_READABLE = frozenset({5, _FORMAT})
+# float16 rows are quantized on the way in; a reader of format 5 refuses a 6 and loads from the rows); 7: the
+# names' start offsets and the name → node maps and the compact-form map as sorted keys (store/packed_names.py:
+# the open builds no dict; a format-5 or 6 snapshot still loads, building them as before, and a reader of
+# format 6 refuses a 7 and loads from the rows)
+_READABLE = frozenset({5, 6, _FORMAT})
 
 
 def snapshot_path(engine: Engine) -> Path | None:
@@ -64,13 +68,11 @@ def save_snapshot(projection: GraphProjection, path: Path, engine: Engine, gener
         arrays |= {f"col_{name}": projection.col(name) for name in _COLUMNS}
         arrays |= projection.semantic.state()
         arrays |= projection.keywords.state()
-        compact = projection.semantic.compact
         try:
-            strings = {"names_text": _joined(projection.names), "compact_text": _joined(list(compact)),
-                       "compact_nodes": np.fromiter(compact.values(), dtype=np.int64, count=len(compact))}
+            strings = _packed_names(projection)
             in_header = {}
-        except ValueError:  # a name with a NUL in it: the slower JSON header holds them
-            strings, in_header = {}, {"names": projection.names, "compact": compact}
+        except ValueError:  # a name with a NUL in it (or a lone surrogate): the slower JSON header holds them
+            strings, in_header = {}, {"names": list(projection.names), "compact": dict(projection.semantic.compact)}
         arrays |= strings
         header = {"format": _FORMAT, "schema": SCHEMA_VERSION, "generation": generation,
                   "commit": _commit_time(engine, generation), "settings": _fingerprint(projection),
@@ -148,22 +150,16 @@ def _belongs(header: dict[str, Any], projection: GraphProjection, engine: Engine
 
 
 def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
-    projection.graph = SpreadingGraph.from_state(
-        {key.removeprefix("graph_"): value for key, value in arrays.items() if key.startswith("graph_")})
+    projection.graph = SpreadingGraph.from_state(  # the per-node arrays taken as saved, like the columns
+        {key.removeprefix("graph_"): value for key, value in arrays.items() if key.startswith("graph_")}, copy=False)
     for name, (dtype, _fill) in _COLUMNS.items():
         # Taken as saved (exactly n long, mapped copy-on-write); the first node added grows a column.
         projection._cols[name] = np.asarray(arrays[f"col_{name}"], dtype=dtype)
-    names: list[str] = header["names"] if "names" in header else _split(arrays["names_text"])
-    projection.names = names
-    node_type, seq = arrays["col_node_type"], arrays["col_seq"]
-    concept_nodes = np.flatnonzero(node_type == CONCEPT).tolist()
-    projection.concept_nodes = dict(zip([names[node] for node in concept_nodes], concept_nodes, strict=True))
+    _restore_names(projection, header, arrays)
     projection.folded_keys = header["folded"]
-    memory_nodes = np.flatnonzero(node_type == MEMORY)
-    memory_list = memory_nodes.tolist()
-    projection.memory_nodes = dict(zip([names[node] for node in memory_list], memory_list, strict=True))
+    memory_nodes = np.flatnonzero(arrays["col_node_type"] == MEMORY)
     projection.memory_by_seq = SeqIndex()
-    projection.memory_by_seq.assign(seq[memory_nodes], memory_nodes)
+    projection.memory_by_seq.assign(arrays["col_seq"][memory_nodes], memory_nodes)
     projection.tags = {int(node): frozenset(tags) for node, tags in header["tags"].items()}
     projection.tools = {int(node): frozenset(tools) for node, tools in header["tools"].items()}
     projection.relations = {edge[0]: RelationEdge(*edge) for edge in header["relations"]}
@@ -171,29 +167,59 @@ def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[s
     projection.memory_count = int(header["memory_count"])
     projection.keywords = KeywordIndex.from_state(arrays)
     projection.semantic = SemanticIndex(projection.embedder, projection.semantic_settings)
+    projection.semantic.restore(arrays, _restored_compact(header, arrays), header.get("semantic_edges", {}))
+
+
+def _restored_compact(header: dict[str, Any], arrays: dict[str, np.ndarray]) -> PackedIndex | Callable[[], PackedIndex]:
+    """The compact-form map as saved, or (format 5 or 6) what builds it when first read."""
     if "compact" in header:
-        compact: dict[str, int] | Callable[[], dict[str, int]] = header["compact"]
-    else:
-        compact = functools.partial(_compact_map, arrays["compact_text"], arrays["compact_nodes"])  # built when read
-    projection.semantic.restore(arrays, compact, header.get("semantic_edges", {}))
+        return PackedIndex(header["compact"])
+    if "compact_keys" not in arrays:  # the forms NUL-separated, no keys
+        return functools.partial(_compact_map, arrays["compact_text"], arrays["compact_nodes"])
+    forms = PackedStrings.packed(arrays["compact_text"], arrays["compact_starts"])
+    return PackedIndex.packed(forms, arrays["compact_keys"], arrays["compact_slots"], arrays["compact_nodes"])
 
 
-# Names and compact forms are NUL-separated UTF-8: the JSON header held 3.5M names and 2.5M forms at 1M
-# memories (198 MB, 8.5 s to parse); one decode and one split take well under a second. A name holding a
-# NUL (none should: concept keys are normalised text, memory ids ASCII) sends them all back to the header.
+# Names and compact forms are NUL-separated UTF-8 with each one's start offset, and each map is its keys sorted
+# with their slots (store/packed_names.py): the JSON header held 3.5M names and 2.5M forms at 1M memories (198 MB,
+# 8.5 s to parse), and dicts built from the split names took 2 s of a 3.3 s open. A name holding a NUL (none
+# should: concept keys are normalised text, memory ids ASCII) sends them all back to the header.
 _SEPARATOR = "\x00"
 
 
-def _joined(strings: list[str]) -> np.ndarray:
-    """Each string followed by a NUL (so an empty string survives), as bytes."""
-    text = "".join(f"{string}{_SEPARATOR}" for string in strings)
-    if text.count(_SEPARATOR) != len(strings):
-        raise ValueError("a projection name holds a NUL character")
-    return np.frombuffer(text.encode(), dtype=np.uint8)
+def _packed_names(projection: GraphProjection) -> dict[str, np.ndarray]:
+    """The names, the two node maps and the compact-form map as arrays; raises ValueError for a name :func:`pack`
+    refuses."""
+    names_text, names_starts = projection.names.state()
+    concept_keys, concept_slots = projection.concept_nodes.state()
+    memory_keys, memory_slots = projection.memory_nodes.state()
+    compact_text, compact_starts, compact_keys, compact_slots, compact_nodes = projection.semantic.compact.own_state()
+    return {"names_text": names_text, "names_starts": names_starts,
+            "concept_keys": concept_keys, "concept_slots": concept_slots,
+            "memory_keys": memory_keys, "memory_slots": memory_slots,
+            "compact_text": compact_text, "compact_starts": compact_starts, "compact_keys": compact_keys,
+            "compact_slots": compact_slots, "compact_nodes": compact_nodes}
 
 
-def _compact_map(forms: np.ndarray, nodes: np.ndarray) -> dict[str, int]:
-    return dict(zip(_split(forms), nodes.tolist(), strict=True))
+def _restore_names(projection: GraphProjection, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+    """The names and the node maps: taken as saved (format 7), or built from the header's list or the split
+    names as a format-6 snapshot held them."""
+    if "names" not in header and "names_starts" in arrays:
+        names = PackedStrings.packed(arrays["names_text"], arrays["names_starts"])
+        projection.names = names
+        projection.concept_nodes = PackedIndex.packed(names, arrays["concept_keys"], arrays["concept_slots"])
+        projection.memory_nodes = PackedIndex.packed(names, arrays["memory_keys"], arrays["memory_slots"])
+        return
+    listed: list[str] = header["names"] if "names" in header else _split(arrays["names_text"])
+    projection.names = PackedStrings(listed)
+    node_type = arrays["col_node_type"]
+    for kind, attribute in ((CONCEPT, "concept_nodes"), (MEMORY, "memory_nodes")):
+        nodes = np.flatnonzero(node_type == kind).tolist()
+        setattr(projection, attribute, PackedIndex(dict(zip([listed[node] for node in nodes], nodes, strict=True))))
+
+
+def _compact_map(forms: np.ndarray, nodes: np.ndarray) -> PackedIndex:
+    return PackedIndex(dict(zip(_split(forms), nodes.tolist(), strict=True)))
 
 
 def _split(array: np.ndarray) -> list[str]:

@@ -27,6 +27,7 @@ import numpy.typing as npt
 from graphmem.core.capacity import grown
 from graphmem.core.semantic import compact_form, nearest_pairs
 from graphmem.settings import SemanticSettings
+from graphmem.store.packed_names import PackedIndex
 
 __all__ = ["Embedder", "SemanticIndex", "word_concept"]
 
@@ -186,8 +187,8 @@ class SemanticIndex:
         # query converts them in blocks.
         self.memories = _QuantizedRows(dimensions)
         self.words = _Rows(dimensions)
-        self._compact: dict[str, int] = {}  # compact form → the first concept node spelled that way
-        self._compact_source: Callable[[], dict[str, int]] | None = None  # a restored map, built when first read
+        self._compact = PackedIndex()  # compact form → the first concept node spelled that way
+        self._compact_source: Callable[[], PackedIndex] | None = None  # a format-6 snapshot's, built when first read
         self.edge_counts = {"form": 0, "related": 0}  # undirected edges this index added to the graph
         # Texts waiting for the model (it loads in the background, so opening a store and answering
         # `initialize` never wait for it); embedded on the first read that needs vectors.
@@ -199,9 +200,9 @@ class SemanticIndex:
         return self.embedder is not None
 
     @property
-    def compact(self) -> dict[str, int]:
-        """Compact form → the first concept node spelled that way. A restored map is built on its first read (a
-        write's new concepts, a query word no concept spells): 2.5M forms at 1M memories, a second of an open."""
+    def compact(self) -> PackedIndex:
+        """Compact form → the first concept node spelled that way: a snapshot's as saved (store/packed_names.py);
+        one from a format-6 snapshot is built on its first read (2.5M forms at 1M memories, about a second)."""
         if self._compact_source is not None:
             source, self._compact_source = self._compact_source, None
             self._compact = source()
@@ -334,11 +335,11 @@ class SemanticIndex:
         self.flush()
         return self.memories.state("semantic_memory") | self.words.state("semantic_word")
 
-    def restore(self, arrays: dict[str, np.ndarray], compact_keys: dict[str, int] | Callable[[], dict[str, int]],
+    def restore(self, arrays: dict[str, np.ndarray], compact_keys: PackedIndex | Callable[[], PackedIndex],
                 edge_counts: dict[str, int]) -> None:
         """Take a snapshot's arrays; ``compact_keys`` is the compact-form map or what builds it when first read."""
         if callable(compact_keys):
-            self._compact, self._compact_source = {}, compact_keys
+            self._compact, self._compact_source = PackedIndex(), compact_keys
         else:
             self._compact, self._compact_source = compact_keys, None
         self.edge_counts = {**self.edge_counts, **edge_counts}

@@ -105,6 +105,25 @@ def test_a_snapshot_round_trip_ranks_the_same_and_keeps_following():
         assert restored.rank(words, 10) == index.rank(words, 10)
 
 
+def test_terms_added_after_a_restore_are_saved_and_a_vocabulary_of_one_term_a_line_still_loads():
+    texts = [*_corpus(9, 300), "zebra flamingo déjà", "flamingos ünïcode"]
+    index = _index(texts[:300])
+    restored = KeywordIndex.from_state(index.state())
+    restored.add([300, 301], texts[300:])  # new terms: in the vocabulary's dict, after the packed ones
+    assert "flamingo" in restored.vocabulary.added and "w1" not in restored.vocabulary.added
+    again = KeywordIndex.from_state(restored.state())
+    assert not again.vocabulary.added and dict(again.vocabulary) == dict(restored.vocabulary)
+    assert {node for node, _ in again.rank(["flamingo"], 5)} == {300, 301}
+    state = index.state()  # as format 6 saved it: the terms one per line, no keys
+    terms = list(index.vocabulary)
+    old = {name: value for name, value in state.items() if not name.startswith("keyword_terms_")}
+    old["keyword_vocabulary"] = np.frombuffer("\n".join(terms).encode(), dtype=np.uint8)
+    from_old = KeywordIndex.from_state(old)
+    assert dict(from_old.vocabulary) == dict(index.vocabulary)
+    for words in _queries(10, 20):
+        assert from_old.rank(words, 10) == index.rank(words, 10)
+
+
 def test_no_terms_an_empty_filter_and_unknown_words_rank_nothing():
     index = _index(["alpha beta", "beta gamma"])
     assert index.rank([], 10) == [] and index.rank(["zeta"], 10) == [] and KeywordIndex().rank(["alpha"], 5) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import numpy as np
@@ -227,3 +228,50 @@ def test_a_damaged_snapshot_is_not_used(service, tmp_path):
     for damaged in (b"", whole[: len(whole) // 2], whole[:100] + bytes(len(whole) - 100)):
         path.write_bytes(damaged)  # empty, cut short, or its members zeroed: the caller loads from the rows
         assert load_snapshot(fresh, path, service.engine, generation) is None
+
+
+def test_names_added_after_a_snapshot_load_are_saved_with_it_and_found_after_the_next_open(new_store, extractor):
+    db = new_store("memory.db")
+    first = _open(db, extractor)
+    for text in TEXTS[:3]:
+        first.store(text)
+    first.close()
+    second = _open(db, extractor)  # from the snapshot: its names are packed
+    assert second.uow._snapshot_generation > 0
+    added = second.store(f"{TEXTS[3]}: déjà vu").id
+    assert added in second.projection.memory_nodes and "flamingo" in second.projection.concept_nodes
+    assert "flamingo" in second.projection.concept_nodes.added  # a dict entry, not a packed one
+    second.close()  # a snapshot of the packed names and the added ones
+    third = _open(db, extractor)
+    assert third.uow._snapshot_generation == second.uow.generation  # the snapshot second.close() wrote
+    projection = third.projection
+    assert not projection.concept_nodes.added and not projection.memory_nodes.added  # all packed now
+    assert projection.names[projection.memory_nodes[added]] == added
+    assert projection.names[projection.concept_nodes["flamingo"]] == "flamingo"
+    snapshot_path(third.engine).unlink()
+    from_rows = _open(db, extractor)
+    _same(third, from_rows)
+    for service in (third, from_rows):
+        service.close()
+
+
+def test_a_format_6_snapshot_still_loads_with_its_names_split_and_its_maps_built(service, tmp_path):
+    first = service.store("Deploy the API with helm upgrade --atomic").id
+    service.store("Rollback of the Ünïcödé 数据库 migration")
+    path, generation = _saved(service, tmp_path)
+    with np.load(path) as saved:  # as format 6 wrote it: no start offsets, no keys
+        arrays = {name: saved[name] for name in saved.files
+                  if name not in {"names_starts", "concept_keys", "concept_slots", "memory_keys", "memory_slots",
+                                  "compact_starts", "compact_keys", "compact_slots"}}
+    header = json.loads(arrays["header"].tobytes())
+    arrays["header"] = np.frombuffer(json.dumps({**header, "format": 6}).encode(), dtype=np.uint8)
+    np.savez(path, **arrays)
+    restored = _restored(service, path, generation)
+    assert restored.names == service.projection.names
+    assert restored.memory_nodes[first] == service.projection.memory_nodes[first]
+    assert dict(restored.concept_nodes) == dict(service.projection.concept_nodes)
+    assert dict(restored.semantic.compact) == dict(service.projection.semantic.compact)
+    arrays["header"] = np.frombuffer(json.dumps({**header, "format": 8}).encode(), dtype=np.uint8)
+    np.savez(path, **arrays)  # a format this reader does not know: the caller loads from the rows
+    fresh = GraphProjection(service.projection.settings, service.settings.semantic, service.projection.embedder)
+    assert load_snapshot(fresh, path, service.engine, generation) is None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,7 +89,7 @@ class LintService:
         return check
 
 
-def _sample(memory_nodes: dict[str, int]) -> list[int]:
+def _sample(memory_nodes: Mapping[str, int]) -> list[int]:
     """Up to ``_SPOT_CHECKS`` memory nodes, evenly spaced over the store (first and last included)."""
     nodes = sorted(memory_nodes.values())
     if not nodes:

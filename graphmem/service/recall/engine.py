@@ -6,6 +6,7 @@ The mathematics lives in ``graphmem.core``; this module wires it to the projecti
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -474,7 +475,7 @@ class RecallEngine:
             return self._rank(nodes, values, mask, limit)
 
 
-def _carriers(names: list[str], mentions: list[tuple[int, float]], vector: FloatArray) -> list[str]:
+def _carriers(names: Sequence[str], mentions: list[tuple[int, float]], vector: FloatArray) -> list[str]:
     flows = [(vector[c] * w, c) for c, w in mentions if vector[c] > 0]
     return [names[c] for _, c in sorted(flows, reverse=True)]
 
