@@ -325,9 +325,11 @@ class PackedIndex(Mapping[str, int]):
 
     def state(self) -> tuple[IntArray, IntArray]:
         """Every entry's key, sorted, and its slot, for a snapshot whose strings are the same as this index's
-        plus, in the slot each added entry's value names, the added ones (the node maps)."""
+        plus, in the slot each added entry's value names, the added ones (the node maps). Raises ValueError
+        where an added entry replaced a packed one (no node map does): the snapshot then keeps the names in its
+        header."""
         if self._shadowing:
-            raise NotImplementedError("a node keeps its name: no node map replaces an entry")
+            raise ValueError("a node keeps its name: no node map replaces an entry (the JSON header holds the names)")
         return self._merged_keys(list(self._added), list(self._added.values()))
 
     def own_state(self, *, dense: bool = False) -> tuple[npt.NDArray[np.uint8], IntArray, IntArray, IntArray, IntArray]:
@@ -337,7 +339,7 @@ class PackedIndex(Mapping[str, int]):
         values = np.zeros(0, dtype=np.int64) if self._values is None or dense else self._values
         if self._shadowing:
             if dense:
-                raise NotImplementedError("a dense index never replaces an entry")
+                raise ValueError("a dense index never replaces an entry")
             values = values.copy()
             for name in self._shadowing:
                 values[self._packed_slot(name)] = self._added[name]
