@@ -27,24 +27,38 @@ __all__ = ["BLANK_MODEL", "ConceptExtractor", "normalize_key"]
 BLANK_MODEL = "blank"
 
 
+# spaCy keeps every string it has seen (its vocabulary's strings and lexemes), and the token cache every word:
+# a server that parses for months would grow without end (0.7 KB per parse of new text, measured over 60,000
+# scale-bench texts). A pipeline that has taken in this many new strings is replaced by a fresh one (about 0.3 s
+# for blank; the same text parses the same with either).
+_MAX_NEW_STRINGS = 50_000
+
+
 @dataclass(frozen=True, slots=True)
 class _Pipeline:
     nlp: Language
     matcher: MultiTokenMatcher
     tokens: TokenInfoCache
     is_trained: bool
+    base_strings: int  # the vocabulary's strings when it was built
+
+    def grown(self) -> bool:
+        """Whether the vocabulary has taken in more than ``_MAX_NEW_STRINGS`` strings since it was built."""
+        return len(self.nlp.vocab.strings) - self.base_strings > _MAX_NEW_STRINGS
 
 
 _PIPELINES: dict[str, _Pipeline] = {}
 _PIPELINES_LOCK = threading.Lock()
 
 
-def _pipeline(model: str) -> _Pipeline:
-    """Return the process-wide pipeline for ``model``, building it on first use (about 0.3 s for blank)."""
+def _pipeline(model: str, stale: _Pipeline | None = None) -> _Pipeline:
+    """Return the process-wide pipeline for ``model``, building it on first use (about 0.3 s for blank), and
+    again when ``stale`` is still the shared one and has grown (another extractor may have replaced it)."""
     with _PIPELINES_LOCK:
-        if model not in _PIPELINES:
-            _PIPELINES[model] = _build_pipeline(model)
-        return _PIPELINES[model]
+        current = _PIPELINES.get(model)
+        if current is None or (current is stale and current.grown()):
+            _PIPELINES[model] = current = _build_pipeline(model)
+        return current
 
 
 def _build_pipeline(model: str) -> _Pipeline:
@@ -67,12 +81,9 @@ def _build_pipeline(model: str) -> _Pipeline:
         )
     install_code_tokenizer(nlp)
     lexicon = get_lexicon()
-    return _Pipeline(
-        nlp,
-        MultiTokenMatcher(nlp.vocab, lexicon.stop_words),
-        TokenInfoCache(lexicon),
-        is_trained=bool(nlp.pipe_names),
-    )
+    matcher = MultiTokenMatcher(nlp.vocab, lexicon.stop_words)
+    return _Pipeline(nlp, matcher, TokenInfoCache(lexicon), is_trained=bool(nlp.pipe_names),
+                     base_strings=len(nlp.vocab.strings))
 
 
 class ConceptExtractor:
@@ -118,12 +129,13 @@ class ConceptExtractor:
         if model != BLANK_MODEL:
             self._loaded = _pipeline(model)  # a named model is checked (installed?) when configured
 
-    @property
-    def _pipeline(self) -> _Pipeline:
-        """The shared spaCy pipeline, built on first use (a blank one in about 0.3 s plus spaCy's import)."""
-        if self._loaded is None:
-            self._loaded = _pipeline(self.model)
-        return self._loaded
+    def _current(self) -> _Pipeline:
+        """The pipeline one call uses from its start to its end: the shared one, built on first use (a blank one
+        in about 0.3 s plus spaCy's import) and replaced once its vocabulary has grown (``_MAX_NEW_STRINGS``)."""
+        loaded = self._loaded
+        if loaded is None or loaded.grown():
+            self._loaded = loaded = _pipeline(self.model, stale=loaded)
+        return loaded
 
     def parse(self, text: str) -> ParsedObservation:
         """Extract the concepts of one text.
@@ -137,7 +149,8 @@ class ConceptExtractor:
         -------
         ParsedObservation
         """
-        return self._observation(self._pipeline.nlp(text), text)
+        pipeline = self._current()
+        return self._observation(pipeline, pipeline.nlp(text), text)
 
     def parse_many(self, texts: Iterable[str], batch_size: int = 256) -> list[ParsedObservation]:
         """Extract the concepts of many texts, streaming them through ``nlp.pipe``.
@@ -155,8 +168,9 @@ class ConceptExtractor:
             One per text, in input order.
         """
         texts = list(texts)
-        docs = self._pipeline.nlp.pipe(texts, batch_size=batch_size)
-        return [self._observation(doc, text) for doc, text in zip(docs, texts, strict=True)]
+        pipeline = self._current()
+        docs = pipeline.nlp.pipe(texts, batch_size=batch_size)
+        return [self._observation(pipeline, doc, text) for doc, text in zip(docs, texts, strict=True)]
 
     def query_keys(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
         """Return each query concept with the keys to try for it, best first.
@@ -179,7 +193,8 @@ class ConceptExtractor:
         >>> dict(ConceptExtractor().query_keys("build_worker webhooks"))["build worker"]
         ('build worker', 'build_worker', 'build', 'worker')
         """
-        return self._query_keys(self.parse(text))
+        pipeline = self._current()
+        return self._query_keys(pipeline, self._observation(pipeline, pipeline.nlp(text), text))
 
     def query_parse(self, text: str, max_n: int = 4) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
         """:meth:`query_keys` and :meth:`candidate_ngrams` of one query from one parse (recall needs both).
@@ -194,15 +209,17 @@ class ConceptExtractor:
 
         if max_n < 1:
             raise ValueError(f"max_n must be at least 1, not {max_n}")
-        doc = self._pipeline.nlp(text)
-        view = self._view(doc, text)
-        return self._query_keys(self._observation(doc, text, view)), word_ngrams(view, max_n)
+        pipeline = self._current()
+        doc = pipeline.nlp(text)
+        view = self._view(pipeline, doc, text)
+        return self._query_keys(pipeline, self._observation(pipeline, doc, text, view)), word_ngrams(view, max_n)
 
-    def _query_keys(self, parsed: ParsedObservation) -> list[tuple[str, tuple[str, ...]]]:
+    @staticmethod
+    def _query_keys(pipeline: _Pipeline, parsed: ParsedObservation) -> list[tuple[str, tuple[str, ...]]]:
         parts = {mention.key: mention.parts for mention in parsed.mentions}
         from nlp.query import fallback_keys
 
-        word_key = self._pipeline.tokens.word_key
+        word_key = pipeline.tokens.word_key
         # The phrase spelled by an identifier ("user id" of getUserById) is already its fallback.
         identifier_spans = {(m.start, m.end) for m in parsed.mentions if m.kind == "identifier"}
         return [
@@ -218,7 +235,7 @@ class ConceptExtractor:
         >>> ConceptExtractor().word_key("Webhooks")
         'webhook'
         """
-        return self._pipeline.tokens.word_key(word.lower())
+        return self._current().tokens.word_key(word.lower())
 
     def candidate_ngrams(self, text: str, max_n: int = 4) -> list[str]:
         """Return every normalized word n-gram of ``text`` up to ``max_n`` words, identifiers whole.
@@ -235,27 +252,30 @@ class ConceptExtractor:
 
         if max_n < 1:
             raise ValueError(f"max_n must be at least 1, not {max_n}")
-        return word_ngrams(self._view(self._pipeline.nlp(text), text), max_n)
+        pipeline = self._current()
+        return word_ngrams(self._view(pipeline, pipeline.nlp(text), text), max_n)
 
-    def _view(self, doc: Doc, text: str) -> DocView:
+    @staticmethod
+    def _view(pipeline: _Pipeline, doc: Doc, text: str) -> DocView:
         from nlp.doc_view import build_doc_view
         from nlp.model_spans import model_sentence_starts
 
-        starts = model_sentence_starts(doc) if self._pipeline.is_trained else frozenset()
-        return build_doc_view(doc, text, self._pipeline.tokens, starts)
+        starts = model_sentence_starts(doc) if pipeline.is_trained else frozenset()
+        return build_doc_view(doc, text, pipeline.tokens, starts)
 
-    def _observation(self, doc: Doc, text: str, view: DocView | None = None) -> ParsedObservation:
+    def _observation(self, pipeline: _Pipeline, doc: Doc, text: str,
+                     view: DocView | None = None) -> ParsedObservation:
         from nlp.candidates import find_occurrences
         from nlp.model_spans import model_names, model_phrases
 
-        view = view or self._view(doc, text)
+        view = view or self._view(pipeline, doc, text)
         extra_phrases, extra_names = [], []
-        if self._pipeline.is_trained:
+        if pipeline.is_trained:
             extra_phrases = model_phrases(doc, view)
             extra_names = model_names(doc, view)
         occurrences = find_occurrences(
             view,
-            self._pipeline.matcher(doc, view.infos),
+            pipeline.matcher(doc, view.infos),
             max_phrase_words=self.max_phrase_words,
             model_phrases=extra_phrases,
             model_names=extra_names,

@@ -10,6 +10,7 @@ import spacy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import nlp.pipeline as pipeline_module
 from nlp import ConceptExtractor, ConceptMention, ParsedObservation, normalize_key
 
 
@@ -179,7 +180,26 @@ def test_parsing_from_several_threads_gives_the_same_results(extractor: ConceptE
 
 
 def test_extractors_of_one_model_share_the_loaded_pipeline() -> None:
-    assert ConceptExtractor()._pipeline is ConceptExtractor()._pipeline
+    assert ConceptExtractor()._current() is ConceptExtractor()._current()
+
+
+def test_a_pipeline_that_took_in_many_new_words_is_replaced_and_parses_the_same(monkeypatch) -> None:
+    texts = [f"Deploy service{n} with helm upgrade --atomic; see ticket PAY-{n} and webhook{n}_handler"
+             for n in range(40)]
+    expected = [ConceptExtractor().parse(text) for text in texts]  # before any limit applies
+    monkeypatch.setattr(pipeline_module, "_MAX_NEW_STRINGS", 20)
+    first, second = ConceptExtractor(), ConceptExtractor()
+    seen = {id(first._current())}
+    parsed = []
+    for text in texts:
+        parsed.append(first.parse(text))
+        current = first._current()
+        seen.add(id(current))
+        assert len(current.nlp.vocab.strings) <= current.base_strings + 20  # what the next parse starts from
+    assert parsed == expected  # the same concepts from every pipeline
+    assert len(seen) > 2  # replaced again and again, not grown without end
+    assert second._current() is first._current()  # the replacement is shared by every extractor of the model
+    assert second.query_keys("helm upgrade") == ConceptExtractor().query_keys("helm upgrade")
 
 
 def test_an_unknown_model_is_refused_with_a_clear_message() -> None:
