@@ -118,10 +118,11 @@ def _mapped(path: Path) -> dict[str, np.ndarray]:
     and a snapshot written over this one (``os.replace``) leaves the mapped file alive until the arrays go.
     ``np.savez`` stores every member uncompressed; a member that is not is read the ordinary way.
     """
-    with path.open("rb") as stream:
-        mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
     arrays: dict[str, np.ndarray] = {}
-    with zipfile.ZipFile(path) as archive:
+    # One open file for the mapping and the zip directory: opened twice by path, a snapshot written over this one
+    # in between (``os.replace``) would pair one file's member offsets with the other file's bytes.
+    with path.open("rb") as stream, zipfile.ZipFile(stream) as archive:
+        mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
         for info in archive.infolist():
             name = info.filename.removesuffix(".npy")
             if info.compress_type != zipfile.ZIP_STORED:
