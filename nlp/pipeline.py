@@ -268,7 +268,8 @@ class ConceptExtractor:
         from nlp.candidates import find_occurrences
         from nlp.model_spans import model_names, model_phrases
 
-        view = view or self._view(pipeline, doc, text)
+        if view is None:
+            view = self._view(pipeline, doc, text)
         extra_phrases, extra_names = [], []
         if pipeline.is_trained:
             extra_phrases = model_phrases(doc, view)
