@@ -145,6 +145,14 @@ class SemanticSettings(BaseModel):
                                                     "vector is taken from both (0: off)")
     cover_threshold: float = Field(0.55, ge=0.0, le=1.0,
                                    description="composition: a need counts as covered by a concept this close")
+    cells_min_rows: int = Field(200_000, ge=1,
+                                description="a scope of at least this many memories is ranked by meaning from "
+                                            "coarse cells, not an exact scan of every vector")
+    cells_probe: int = Field(48, ge=0, le=10_000,
+                             description="coarse cells a query reads (0: always the exact scan)")
+    cells_per_million: int = Field(1000, ge=16, le=100_000,
+                                   description="coarse cells of a million-memory table (about the square root "
+                                               "of the rows)")
 
 
 class LimitSettings(BaseModel):

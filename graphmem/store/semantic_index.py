@@ -28,6 +28,7 @@ from graphmem.core.capacity import grown
 from graphmem.core.semantic import compact_form, nearest_pairs
 from graphmem.settings import SemanticSettings
 from graphmem.store.packed_names import PackedIndex
+from graphmem.store.semantic_cells import CoarseCells
 
 __all__ = ["Embedder", "SemanticIndex", "word_concept"]
 
@@ -158,6 +159,14 @@ class _QuantizedRows(_Rows):
             result[start:start + wanted.size] = _dot(self.vectors[wanted], vector) * self.scales[wanted]
         return result
 
+    def unit_floats(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        """The rows as unit float32 vectors (the coarse cells' training and filing)."""
+        floats = self.vectors[rows].astype(np.float32) * self.scales[rows, None]
+        norms = np.linalg.norm(floats, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0  # a row of zeros (an empty text) stays zeros
+        unit: npt.NDArray[np.float32] = floats / norms
+        return unit
+
     def floats(self, rows: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
         """The rows as float64 vectors (a few at a time: a mean, a centred cosine)."""
         return self.vectors[rows].astype(np.float64) * self.scales[rows, None].astype(np.float64)
@@ -187,6 +196,7 @@ class SemanticIndex:
         # query converts them in blocks.
         self.memories = _QuantizedRows(dimensions)
         self.words = _Rows(dimensions)
+        self.cells = CoarseCells(settings.cells_per_million)  # store/semantic_cells.py: large scopes' scan
         self._compact = PackedIndex()  # compact form → the first concept node spelled that way
         self._compact_source: Callable[[], PackedIndex] | None = None  # a format-6 snapshot's, built when first read
         self.edge_counts = {"form": 0, "related": 0}  # undirected edges this index added to the graph
@@ -287,6 +297,28 @@ class SemanticIndex:
         result[has] = self.memories.similarity(query.astype(np.float32), rows[has])
         return result
 
+    def nearest_memories(self, query: npt.NDArray[np.floating[Any]],
+                         mask: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """The memory nodes ``mask`` admits that a ranking by meaning reads, and their cosine with the query.
+
+        Every one, exactly, below ``cells_min_rows`` of them; above, those filed in the query's nearest coarse
+        cells (store/semantic_cells.py): the scan of a million memories reads a tenth of them.
+        """
+        self.flush()
+        nodes = np.flatnonzero(mask)
+        if nodes.size < self.settings.cells_min_rows or self.settings.cells_probe == 0:
+            return nodes, self.memory_similarity(query, nodes)
+        vector = query.astype(np.float32)
+        rows = self.cells.candidates(self.memories, vector, self.settings.cells_probe)
+        if rows is None:  # the cells are being trained: exact meanwhile
+            return nodes, self.memory_similarity(query, nodes)
+        found = self.memories.nodes[rows]
+        # Admitted by the filter, and the node's current row (a node filed twice keeps its latest vector).
+        keep = (found < len(mask)) & (self.memories.row_of[found] == rows)
+        keep[keep] = mask[found[keep]]
+        rows, found = rows[keep], found[keep]
+        return found, self.memories.similarity(vector, rows).astype(np.float64)
+
     def mean_vector(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """The mean of the memory nodes' vectors (not unit length; zeros when none has a vector)."""
         self.flush()
@@ -333,7 +365,7 @@ class SemanticIndex:
 
     def state(self) -> dict[str, Any]:
         self.flush()
-        return self.memories.state("semantic_memory") | self.words.state("semantic_word")
+        return self.memories.state("semantic_memory") | self.words.state("semantic_word") | self.cells.state()
 
     def restore(self, arrays: dict[str, np.ndarray], compact_keys: PackedIndex | Callable[[], PackedIndex],
                 edge_counts: dict[str, int]) -> None:
@@ -351,3 +383,4 @@ class SemanticIndex:
         else:  # a snapshot from before the int8 table (float16 rows): quantized on the way in
             self.memories.restore(arrays["semantic_memory_vectors"], arrays["semantic_memory_nodes"])
         self.words.restore(arrays["semantic_word_vectors"], arrays["semantic_word_nodes"])
+        self.cells.restore(arrays, self.memories.count)

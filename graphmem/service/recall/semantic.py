@@ -144,10 +144,9 @@ class SemanticLeg:
     def ranking(self, projection: GraphProjection, query: str, mask: np.ndarray,
                 limit: int) -> list[tuple[int, float]]:
         """The filter's memories by cosine with the query, best first (node, cosine)."""
-        nodes = np.flatnonzero(mask)
+        nodes, similarity = projection.semantic.nearest_memories(self.query_vector(projection, query), mask)
         if nodes.size == 0:
             return []
-        similarity = projection.semantic.memory_similarity(self.query_vector(projection, query), nodes)
         if nodes.size > limit:
             keep = np.argpartition(-similarity, limit - 1)[:limit]
             nodes, similarity = nodes[keep], similarity[keep]
