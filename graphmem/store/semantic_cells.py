@@ -19,6 +19,7 @@ Training is deterministic for a given table (a fixed seed picks the sample and t
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -105,7 +106,7 @@ class CoarseCells:
     def cell_count(self, rows: int) -> int:
         """How many cells a table of ``rows`` is split into: about √rows (1,000 cells of ~1,000 rows at a
         million, at the default), at least 16, at most one per row."""
-        return min(rows, max(16, round(self.cells_per_million * (rows / 1_000_000) ** 0.5)))
+        return min(rows, max(16, round(self.cells_per_million * math.sqrt(rows / 1_000_000))))
 
     def candidates(self, table: FloatRows, query: npt.NDArray[np.float32],
                    probe: int) -> npt.NDArray[np.int32] | None:
