@@ -4,9 +4,8 @@ The semantic leg ranks a filter's memories by cosine with the query. Exactly, th
 vector: at a million memories, 50–90 ms per query whose gate opens, the whole of a search's p95 and most of an
 associate (docs/benchmarks.md). Above ``cells_min_rows`` visible memories the scan reads cells instead, an
 inverted file: spherical k-means centroids of the memory vectors, each row filed under its nearest centroid,
-and a query reads the rows of its ``cells_probe`` nearest cells (plus the rows filed since the cells' lists were
-last sorted), then ranks those exactly. Below the threshold, which every eval set and most projects are, the
-scan stays exact.
+and a query reads the rows of its ``cells_probe`` nearest cells, then ranks those exactly. Below the threshold,
+which every eval set and most projects are, the scan stays exact.
 
 Like the rest of the projection the cells are derived data: trained from the table when a large scan first
 asks for them, kept current as rows arrive (a new row is filed under its nearest centroid), trained again once
@@ -85,7 +84,8 @@ class _Cells:
         probe = min(probe, len(closeness))
         nearest = np.sort(np.argpartition(-closeness, probe - 1)[:probe])
         parts = [self.order[self.starts[cell]:self.starts[cell + 1]] for cell in nearest.tolist()]
-        parts.append(np.arange(self.listed, self.filed, dtype=np.int32))
+        unlisted = np.arange(self.listed, self.filed, dtype=np.int32)  # filed since the lists were sorted
+        parts.append(unlisted[np.isin(self.of_row[unlisted], nearest)])
         return np.concatenate(parts)
 
 
@@ -110,7 +110,7 @@ class CoarseCells:
 
     def candidates(self, table: FloatRows, query: npt.NDArray[np.float32],
                    probe: int) -> npt.NDArray[np.int32] | None:
-        """The rows of the ``probe`` cells nearest the query and every row filed since the lists were sorted;
+        """The rows of the ``probe`` cells nearest the query (those filed since the lists were sorted included);
         None while no cells are trained yet (the caller scans exactly). The rows the table gained since are
         filed first; a table that outgrew its cells starts their training again, and the old ones answer."""
         with self._lock:
