@@ -39,3 +39,15 @@ def test_the_seqs_of_a_whole_store_are_held_densely():
     index.assign(np.arange(1, 100_001), np.arange(100_000))
     assert index.nbytes <= 4 * 100_001 * 2  # one int32 slot per seq (with room to grow)
     assert index.lookup(np.array([1, 100_000, 100_001])).tolist() == [0, 99_999, -1]
+
+
+def test_a_server_process_imports_networkx_only_when_it_builds_a_graph():
+    import subprocess
+    import sys
+
+    # networkx was 11 MiB of every server's fixed cost (docs/benchmarks.md, "The pool at 1M, again"); the
+    # graph views and exports import it when they run.
+    check = ("import sys; from graphmem import MemoryService; from graphmem.server import build_server; "
+             "import graphmem.cli; assert 'networkx' not in sys.modules, 'imported'")
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
