@@ -22,8 +22,6 @@ budget, under the key :data:`WHOLE_STORE`: exact, and as costly as an unpartitio
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import hashlib
 import sys
@@ -43,6 +41,7 @@ from graphmem.store.project_scope import ProjectScope
 from graphmem.store.projection import GraphProjection
 from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
 from graphmem.store.word_table import WordRows
+from nlp.heap import release_free_heap
 
 __all__ = ["WHOLE_STORE", "PoolEntry", "ProjectionPool", "engine_generation", "estimated_bytes", "release_free_heap"]
 
@@ -188,32 +187,6 @@ class ProjectionPool:
         except OSError:
             return  # a read-only directory only costs the next first read a load from the rows
         entry.saved = entry.generation
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, or None where the C library has none (macOS, musl, Windows)."""
-    name = ctypes.util.find_library("c")
-    try:
-        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError, TypeError):
-        return None
-    return trim
-
-
-_TRIM = _malloc_trim() if sys.platform.startswith("linux") else None
-
-
-def release_free_heap() -> None:
-    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere nothing).
-
-    A load from the rows frees more than it keeps (a 9,091-memory project of the 1M-memory bench: 81 MiB of
-    rows, tokens and scratch at its peak, 31 MiB held), and glibc keeps freed heap pages resident: after
-    five such loads and their queries the partitioned server held 496 MiB, 453 once each load and eviction
-    trimmed (docs/benchmarks.md, "The pool at 1M memories in 100 projects"). A trim walks the free chunks,
-    a few milliseconds against a load's seconds.
-    """
-    if _TRIM is not None:
-        _TRIM(0)
 
 
 def engine_generation(engine: Engine) -> int:
