@@ -31,6 +31,11 @@ loaded on demand: its first query, p50 and RSS).
 
 Results go to ``--json``; ``--table`` prints the Markdown table of docs/benchmarks.md.
 
+    python scripts/bench_projects.py --derive-from SCALE.db --db /tmp/projects/p1m.db --memories 1000000
+
+instead makes the store from a copy of a ``bench_scale`` store of the same corpus (minutes, where writing it takes
+over an hour): :func:`derive`, and docs/benchmarks.md ("The pool at 1M, again") for what it changes and checks.
+
     python scripts/bench_projects.py --changelog 5000
 
 instead times what the change log adds to a write on a private PostgreSQL server
