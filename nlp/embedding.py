@@ -3,9 +3,10 @@
 The vectors are WordLlama's ``l2_supercat`` token table (32k Llama-2 sub-word tokens × 256 dimensions, a
 16 MB safetensors file) shipped inside the ``wordllama`` wheel on PyPI. A text's vector is the mean of its
 word tokens' vectors (tokens with a letter), L2-normalised, so cosine is a dot product. Only the two data
-files are read here, with ``tokenizers`` and ``safetensors`` (the package's own loader would reach for the
-network when a file is missing); both files are pinned by SHA-256, so a changed wheel fails loudly instead
-of silently changing every ranking. Licence and size: docs/retrieval.md ("The semantic signal").
+files are read here, the tokenizer with ``tokenizers`` and the table mapped from its safetensors file (the
+package's own loader would reach for the network when a file is missing); both files are pinned by SHA-256,
+so a changed wheel fails loudly instead of silently changing every ranking. Licence and size: docs/retrieval.md
+("The semantic signal").
 
 Measured (docs/retrieval.md): 14,700 texts/s in batches and 0.07 ms for one text on one core.
 """
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
+import struct
 import threading
 from pathlib import Path
 from typing import Any
@@ -52,9 +55,10 @@ class StaticEmbedder:
     """
 
     def __init__(self, table: npt.NDArray[np.floating[Any]], tokenizer: Any) -> None:
-        # Kept as shipped (float16: 16 MB; a float32 copy held 32 MB in every server process); a text's tokens
-        # are averaged in float32, so the vectors are the ones a float32 table gives.
-        self.table = np.ascontiguousarray(table)
+        # Kept as shipped (float16: 16 MB, mapped from the file by the loader; a float32 copy held 32 MB in every
+        # server process); a text's tokens are averaged in float32, so the vectors are the ones a float32 table
+        # gives.
+        self.table = table if table.flags.c_contiguous else np.ascontiguousarray(table)
         self.tokenizer = tokenizer
         self.dimensions = int(self.table.shape[1])
         # Digits and punctuation carry no meaning in a static table, and every memory has some: the
@@ -151,18 +155,43 @@ def _verified(root: Path, relative: str, digest: str) -> Path:
     path = root / relative
     if not path.is_file():
         raise EmbeddingUnavailable(f"model file missing: {path}")
-    actual = hashlib.sha256(path.read_bytes()).hexdigest()
-    if actual != digest:
+    hasher = hashlib.sha256()
+    with path.open("rb") as stream:  # a block at a time: the whole file read at once was 16 MB of scratch
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            hasher.update(block)
+    if (actual := hasher.hexdigest()) != digest:
         raise EmbeddingUnavailable(f"model file {path} has SHA-256 {actual}, expected the pinned {digest}")
     return path
 
 
+_SAFETENSORS_DTYPES = {"F16": "<f2", "F32": "<f4"}
+
+
+def _mapped_tensor(path: Path, name: str) -> npt.NDArray[np.floating[Any]]:
+    """One tensor of a safetensors file, mapped read-only rather than read: a page of the table is read into the
+    process when a text first uses one of its rows. The scale bench's texts use 1,080 of the 32,000 tokens, 801 of
+    the table's 4,000 pages (3 of its 16 MiB; docs/benchmarks.md, "The pool at 1M, again"); the mapped pages are
+    the page cache's, shared by every server process on the machine.
+
+    The format: an 8-byte little-endian header length, a JSON header naming each tensor's dtype, shape and byte
+    range after the header, then the bytes."""
+    with path.open("rb") as stream:
+        (length,) = struct.unpack("<Q", stream.read(8))
+        header = json.loads(stream.read(length))
+    entry = header[name]
+    start, stop = entry["data_offsets"]
+    dtype = np.dtype(_SAFETENSORS_DTYPES[entry["dtype"]])
+    shape = tuple(entry["shape"])
+    if stop - start != dtype.itemsize * int(np.prod(shape)):
+        raise EmbeddingUnavailable(f"model file {path}: tensor {name} is not {shape} of {dtype}")
+    return np.memmap(path, dtype=dtype, mode="r", offset=8 + length + start, shape=shape)
+
+
 def _load() -> StaticEmbedder:
-    from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 
     root = package_dir()
-    table = load_file(str(_verified(root, *_WEIGHTS)))[_TENSOR]
+    table = _mapped_tensor(_verified(root, *_WEIGHTS), _TENSOR)
     tokenizer = Tokenizer.from_file(str(_verified(root, *_TOKENIZER)))
     tokenizer.no_padding()
     tokenizer.no_truncation()

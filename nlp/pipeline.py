@@ -64,6 +64,7 @@ def _pipeline(model: str, stale: _Pipeline | None = None) -> _Pipeline:
 def _build_pipeline(model: str) -> _Pipeline:
     import spacy
 
+    from nlp.heap import release_free_heap
     from nlp.lexicon import get_lexicon
     from nlp.matchers import MultiTokenMatcher
     from nlp.token_info import TokenInfoCache
@@ -82,8 +83,10 @@ def _build_pipeline(model: str) -> _Pipeline:
     install_code_tokenizer(nlp)
     lexicon = get_lexicon()
     matcher = MultiTokenMatcher(nlp.vocab, lexicon.stop_words)
-    return _Pipeline(nlp, matcher, TokenInfoCache(lexicon), is_trained=bool(nlp.pipe_names),
-                     base_strings=len(nlp.vocab.strings))
+    built = _Pipeline(nlp, matcher, TokenInfoCache(lexicon), is_trained=bool(nlp.pipe_names),
+                      base_strings=len(nlp.vocab.strings))
+    release_free_heap()  # the lemma tables' JSON and the pipeline's scratch (nlp/heap.py)
+    return built
 
 
 class ConceptExtractor:

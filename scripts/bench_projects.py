@@ -31,6 +31,11 @@ loaded on demand: its first query, p50 and RSS).
 
 Results go to ``--json``; ``--table`` prints the Markdown table of docs/benchmarks.md.
 
+    python scripts/bench_projects.py --derive-from SCALE.db --db /tmp/projects/p1m.db --memories 1000000
+
+instead makes the store from a copy of a ``bench_scale`` store of the same corpus (minutes, where writing it takes
+over an hour): :func:`derive`, and docs/benchmarks.md ("The pool at 1M, again") for what it changes and checks.
+
     python scripts/bench_projects.py --changelog 5000
 
 instead times what the change log adds to a write on a private PostgreSQL server
@@ -95,10 +100,92 @@ def build(db: Path, memories: int, projects: int) -> None:
               flush=True)
     service.uow._save_snapshot()
     service.close()
+    _write_queries(db, kept)
+
+
+def _write_queries(db: Path, kept: dict[str, dict[str, list[dict[str, object]]]]) -> None:
     half = _QUERIES_PER_PROJECT // 2
     queries = {project: synthetic.queries(pools["notes"], half, seed=7)
                + conversation_synthetic.queries(pools["chats"], half, seed=8) for project, pools in kept.items()}
     Path(f"{db}.queries.json").write_text(json.dumps(queries), encoding="utf-8")
+
+
+def derive(db: Path, source: Path, memories: int, projects: int) -> dict[str, int]:
+    """The store ``build`` writes, derived from a copy of a scale-bench store of the same corpus.
+
+    ``bench_scale`` stores ``_corpus()`` in the same order, each record in its own project (846 of them), so
+    its memories, concepts, mentions and co-occurrences are the ones ``build`` writes (concept df is
+    store-wide either way). What differs is the project, and what hangs on it: each memory is matched to its
+    corpus record (original project and content hash, in order) and given ``_project(index)``; a memory whose
+    content an earlier memory of its *new* project already holds is deleted (``build`` would have deduped it:
+    its mentions go and its concepts' df drop; its co-occurrence counts stay); the full-text index is rebuilt
+    (its ``scope`` column is the project); the sessions become one per project, as automatic sessions are.
+    Records the scale store deduped in their original project are missing here (1,354 of 1M). ``source`` is
+    only read.
+    """
+    import hashlib
+    import shutil
+    import sqlite3
+
+    from graphmem.ids import new_id
+    from graphmem.service.validation import normalize_content
+
+    shutil.copyfile(source, db)
+    connection = sqlite3.connect(db)
+    rows = connection.execute("SELECT seq, project_key, content_hash FROM memory ORDER BY seq")
+    corpus, kept = _corpus(), {}
+    assigned: list[tuple[str, int]] = []
+    seen: set[tuple[str, str]] = set()
+    dropped: list[int] = []
+    row = rows.fetchone()
+    for index in range(memories):
+        record = dict(next(corpus))
+        kind = "chats" if str(record["project"]).startswith("conv-") else "notes"
+        project = _project(index, projects)
+        pool = kept.setdefault(project, {"notes": [], "chats": []})[kind]
+        if len(pool) < 50:
+            pool.append(record | {"project": project})
+        digest = hashlib.sha256(normalize_content(str(record["content"])).encode()).hexdigest()
+        if row is None or (row[1], row[2]) != (record["project"], digest):
+            continue  # the scale store deduped it in its original project
+        if (project, digest) in seen:
+            dropped.append(row[0])
+        else:
+            seen.add((project, digest))
+            assigned.append((project, row[0]))
+        row = rows.fetchone()
+    if row is not None:
+        raise RuntimeError(f"memory seq {row[0]} matches no corpus record: not a scale store of this corpus")
+    _reassign(connection, assigned, dropped, new_id)
+    connection.close()
+    _write_queries(db, kept)
+    return {"memories": len(assigned), "dropped": len(dropped)}
+
+
+def _reassign(connection: Any, assigned: list[tuple[str, int]], dropped: list[int],
+              new_id: Callable[[str], str]) -> None:
+    trigger = connection.execute("SELECT sql FROM sqlite_master WHERE name = 'memory_fts_au'").fetchone()[0]
+    with connection:
+        connection.execute("DROP TRIGGER memory_fts_au")
+        connection.executemany("UPDATE concept SET df = df - 1 WHERE seq IN "
+                               "(SELECT concept_seq FROM mention WHERE memory_seq = ?)", [(s,) for s in dropped])
+        connection.executemany("DELETE FROM mention WHERE memory_seq = ?", [(s,) for s in dropped])
+        connection.executemany("DELETE FROM memory WHERE seq = ?", [(s,) for s in dropped])
+        connection.execute("CREATE TEMP TABLE assigned (seq INTEGER PRIMARY KEY, project TEXT)")
+        connection.executemany("INSERT INTO assigned VALUES (?, ?)", [(s, p) for p, s in assigned])
+        connection.execute("UPDATE memory SET project = a.project, project_key = a.project FROM assigned a "
+                           "WHERE a.seq = memory.seq")
+        connection.execute("DELETE FROM session")
+        spans = connection.execute("SELECT project, min(created_at), max(created_at) FROM memory GROUP BY project")
+        for project, first, last in spans.fetchall():
+            session_id = new_id("ses")
+            connection.execute("INSERT INTO session (id, project, client, started_at, last_activity_at, ended_at, "
+                               "timeout_s) VALUES (?, ?, NULL, ?, ?, NULL, 7200)", (session_id, project, first, last))
+            connection.execute("UPDATE memory SET session_id = ? WHERE project_key = ?", (session_id, project))
+        connection.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
+        connection.execute(trigger)
+        connection.execute("UPDATE store_generation SET generation = generation + 1")
+    connection.execute("VACUUM")
 
 
 def _timed(call: Callable[[], Any]) -> tuple[float, Any]:
@@ -452,6 +539,8 @@ def main() -> int:
     parser.add_argument("--projects", type=int, default=100)
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--table", action="store_true", help="print the table of --json and stop")
+    parser.add_argument("--derive-from", type=Path, metavar="SCALE_DB",
+                        help="instead: derive the store from a copy of this scale-bench store (same corpus), then stop")
     parser.add_argument("--pool", action="store_true", help="measure the partitioned server instead of the loader")
     parser.add_argument("--measure", choices=["full", "scoped", "baseline", "pool", "pool-prepare"],
                         help=argparse.SUPPRESS)
@@ -463,6 +552,12 @@ def main() -> int:
         parser.error("--db is required")
     if args.measure:
         print(json.dumps(measure(args.measure, str(args.db), f"{args.db}.queries.json")))
+        return 0
+    if args.derive_from is not None:
+        if args.db.exists():
+            parser.error(f"{args.db} exists: --derive-from writes a new store")
+        args.db.parent.mkdir(parents=True, exist_ok=True)
+        print(json.dumps(derive(args.db, args.derive_from, args.memories, args.projects)))
         return 0
     if args.table:
         table = json.loads(args.json.read_text(encoding="utf-8"))

@@ -46,6 +46,7 @@ from graphmem.store.projection_snapshot import load_snapshot, save_snapshot, sna
 from graphmem.store.replicas import ReadRouter
 from graphmem.store.repository import Repository, StoredBatch
 from graphmem.store.semantic_index import Embedder
+from graphmem.store.word_table import WordTable
 from nlp import ConceptExtractor
 from nlp.embedding import BackgroundEmbedder, EmbeddingUnavailable, package_dir
 
@@ -119,8 +120,10 @@ class UnitOfWork:
         self._snapshot_generation = 0
         self._joined: Write | None = None  # the open write of :meth:`atomic`, which nested writes join
         if settings.projection.partition == "project":
+            # The pool's projections keep their word vectors in one table: a word's is the same in every project.
+            words = WordTable(embedder.dimensions) if embedder is not None else None
             self.pool = ProjectionPool(
-                lambda: GraphProjection(settings.activation, settings.semantic, embedder),
+                lambda: GraphProjection(settings.activation, settings.semantic, embedder, words),
                 settings.projection.budget_mib, whole_snapshot=self._snapshot,
                 snapshots=None if self._snapshot is None else self._snapshot.with_name(
                     f"{self._snapshot.name}.projects"),

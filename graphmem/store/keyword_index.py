@@ -65,8 +65,10 @@ class _Stems:
         self._max = max_cached
         self._lock = threading.Lock()
 
-    def __call__(self, tokens: Iterable[str]) -> dict[str, str]:
-        cache = self._cache
+    def __call__(self, tokens: Iterable[str], cache: dict[str, str] | None = None) -> dict[str, str]:
+        """Each token's stem; ``cache``: a cache of the caller's own (one load's) instead of the process-wide one."""
+        own = cache is not None
+        cache = cache if cache is not None else self._cache
         found: dict[str, str] = {}
         missing: list[str] = []
         for token in set(tokens):
@@ -79,7 +81,10 @@ class _Stems:
             with self._lock:
                 stemmed = self._stemmer.stemWords(missing)
             if len(cache) + len(missing) > self._max:
-                cache = self._cache = {}
+                if own:
+                    cache.clear()  # the caller's, used by this thread only
+                else:
+                    cache = self._cache = {}
             for token, stem in zip(missing, stemmed, strict=True):
                 found[token] = cache[token] = stem if _STEM_MIN <= len(token) <= _STEM_MAX else token
         return found
@@ -125,16 +130,20 @@ class KeywordIndex:
         return int(self._docs.size) + self._pending_size
 
     # -- following the rows ---------------------------------------------------------------------
-    def add(self, nodes: Sequence[int], texts: Sequence[str]) -> None:
-        """Index new memories (their node numbers and texts)."""
+    def add(self, nodes: Sequence[int], texts: Sequence[str], *, load: bool = False) -> None:
+        """Index new memories (their node numbers and texts). ``load``: a projection's load, whose tokens are
+        stemmed through a cache of its own, dropped after it: kept in the process-wide cache, the tokens of five
+        9,091-memory projects a partitioned server loaded held 8 MiB (docs/benchmarks.md, "The pool at 1M,
+        again"), where a query's few tokens are what the cache is for."""
+        stems: dict[str, str] | None = {} if load else None
         for start in range(0, len(nodes), _ADD_CHUNK):  # bounded scratch when a whole store loads
-            self._add(nodes[start : start + _ADD_CHUNK], texts[start : start + _ADD_CHUNK])
+            self._add(nodes[start : start + _ADD_CHUNK], texts[start : start + _ADD_CHUNK], stems)
 
-    def _add(self, nodes: Sequence[int], texts: Sequence[str]) -> None:
+    def _add(self, nodes: Sequence[int], texts: Sequence[str], stems: dict[str, str] | None = None) -> None:
         token_lists = [_tokens(text) for text in texts]
         lengths = np.fromiter((len(tokens) for tokens in token_lists), dtype=np.int64, count=len(token_lists))
         flat = [token for tokens in token_lists for token in tokens]
-        ids = self._term_ids(flat)
+        ids = self._term_ids(flat, stems)
         node_array = np.asarray(nodes, dtype=np.int64)
         self._grow_length(int(node_array.max()) + 1)
         self._length[node_array] = np.minimum(lengths, np.iinfo(np.int32).max)
@@ -157,8 +166,8 @@ class KeywordIndex:
         if self._pending_size > max(_PENDING_MERGE, self._docs.size // 4):
             self.merge()
 
-    def _term_ids(self, tokens: list[str]) -> dict[str, int]:
-        stems = _stems(tokens)
+    def _term_ids(self, tokens: list[str], cache: dict[str, str] | None = None) -> dict[str, int]:
+        stems = _stems(tokens, cache)
         vocabulary = self.vocabulary
         ids = {token: vocabulary.setdefault(stem, len(vocabulary)) for token, stem in stems.items()}
         if len(vocabulary) > self._df.size:

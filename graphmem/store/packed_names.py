@@ -196,6 +196,17 @@ class PackedStrings(Sequence[str]):
         return (np.concatenate([self._buffer, text]),
                 np.concatenate([self._starts[:-1], starts + self._buffer.size]))
 
+    def pack(self) -> None:
+        """Move the added strings into the packed buffer (raises ValueError as :func:`pack` does, changing
+        nothing). Not safe beside a reader in another thread: for a projection no reader holds yet."""
+        if not self._added:
+            return
+        text, starts = self.state()
+        self._buffer, self._starts, self._packed = text, starts, int(starts.size) - 1
+        self._start = _ints(starts)
+        self._text = text.data.cast("B") if text.size else memoryview(b"")
+        self._added, self._decoded = [], {}
+
     def nbytes(self) -> int:
         """Bytes held: the packed arrays, the list and its strings."""
         return int(self._buffer.nbytes + self._starts.nbytes + sys.getsizeof(self._added)
@@ -364,10 +375,37 @@ class PackedIndex(Mapping[str, int]):
         order = np.argsort(every, kind="stable")
         return every[order], np.concatenate([self._slots, added_slots])[order]
 
-    def nbytes(self) -> int:
+    def pack(self, names: PackedStrings | None = None, *, dense: bool = False) -> None:
+        """Move the added entries among the packed ones, as a snapshot's load holds them: a node map's into the
+        sorted keys of ``names`` (its strings, every added name already at the slot its value names, as
+        :meth:`state` asks), an index with its own strings (``names`` None) into its own packed strings
+        (``dense`` as in :meth:`own_state`). Raises ValueError as those do, changing nothing. Not safe beside a
+        reader in another thread: for a projection no reader holds yet.
+
+        >>> index = PackedIndex({"b": 7, "a": 9})
+        >>> index.pack()
+        >>> index["a"], index.get("b"), len(index.added), dict(index)
+        (9, 7, 0, {'b': 7, 'a': 9})
+        """
+        if names is not None:
+            keys, slots = self.state()
+            values = None
+        else:
+            text, starts, keys, slots, own_values = self.own_state(dense=dense)
+            names = PackedStrings.packed(text, starts)
+            values = None if dense else own_values
+        self._strings, self._keys, self._slots, self._values = names, keys, slots, values
+        self._key, self._slot = _ints(keys), _ints(slots)
+        self._added, self._shadowing, self._found = {}, set(), {}
+
+    def nbytes(self, *, strings: bool = False) -> int:
         """Bytes held (the strings of a node map not counted: they are the projection's names), the added
-        dict's int objects counted."""
+        dict's int objects counted; ``strings``: also every string, packed and added (an index of its own
+        strings whose values are their slots, as the keyword vocabulary)."""
         arrays = self._keys.nbytes + self._slots.nbytes + (0 if self._values is None else self._values.nbytes)
+        if strings:
+            return int(arrays + self._strings.nbytes() + sys.getsizeof(self._added)
+                       + sum(sys.getsizeof(name) + _INT for name in self._added))
         own = 0 if self._values is None else self._strings.nbytes()
         return int(arrays + own + sys.getsizeof(self._added) + _INT * len(self._added))
 

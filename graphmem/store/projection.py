@@ -13,11 +13,11 @@ and a dict of those added since (:mod:`graphmem.store.packed_names`).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import networkx as nx
 import numpy as np
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -37,7 +37,11 @@ from graphmem.store.packed_names import PackedIndex, PackedStrings
 from graphmem.store.repository import StoredBatch
 from graphmem.store.semantic_index import Embedder, SemanticIndex
 from graphmem.store.visibility import MEMORY, VisibilityFilter, evaluate_visibility
+from graphmem.store.word_table import WordTable
 from nlp.normalize import fold_accents
+
+if TYPE_CHECKING:  # imported where a graph is built: networkx is 11 MiB of every server's fixed cost
+    import networkx as nx
 
 __all__ = ["CONCEPT", "MEMORY", "GraphProjection", "RelationEdge", "VisibilityFilter"]
 
@@ -210,16 +214,18 @@ class GraphProjection:
     """Concept–memory graph with typed relation edges, kept in sync with the rows."""
 
     def __init__(self, settings: ActivationSettings, semantic: SemanticSettings | None = None,
-                 embedder: Embedder | None = None) -> None:
+                 embedder: Embedder | None = None, words: WordTable | None = None) -> None:
+        """``words``: the word-vector table shared with the other projections of a pool (store/word_table.py)."""
         self.settings = settings
         self.semantic_settings = semantic or SemanticSettings(enabled=False)
         self.embedder = embedder
+        self.word_table = words
         self.lock = threading.RLock()
         self._reset()
 
     def _reset(self) -> None:
         self.graph = SpreadingGraph()
-        self.semantic = SemanticIndex(self.embedder, self.semantic_settings)
+        self.semantic = SemanticIndex(self.embedder, self.semantic_settings, self.word_table)
         self.keywords = KeywordIndex()  # the keyword leg's BM25 postings (store/keyword_index.py)
         self._cols: dict[str, np.ndarray] = {name: np.full(0, fill, dtype) for name, (dtype, fill) in _COLUMNS.items()}
         self.names = PackedStrings()  # memory id or concept key, by node (store/packed_names.py)
@@ -321,7 +327,7 @@ class GraphProjection:
             self._add_semantic([self.concept_nodes[key] for key in keys], keys, [c[2] for c in concepts])
             memory_nodes = list(range(len(concepts), len(concepts) + len(memories)))
             self.semantic.add_memories(memory_nodes, contents)
-            self.keywords.add(memory_nodes, contents)
+            self.keywords.add(memory_nodes, contents, load=True)
             self.keywords.merge()
             concept_by_seq = {int(seq): self.concept_nodes[key] for seq, key, _, _ in concepts}
             if len(mentions):
@@ -337,6 +343,21 @@ class GraphProjection:
             for subject, obj, confidence in facts:
                 self._add_fact_edge(subject, obj, confidence)
             self.graph.compact()
+
+    def pack_names(self) -> None:
+        """Hold the names, the name → node maps, the compact forms and the keyword vocabulary packed, as a
+        snapshot's load holds them (store/packed_names.py), instead of a Python string, dict entry and int per
+        name: a 9,091-memory project loaded from its rows held 8 MiB of them (docs/benchmarks.md, "The pool at
+        1M, again"). Lookups find the same nodes. A part holding a string that cannot be packed (a NUL in it)
+        stays as it is (each step changes nothing when it refuses). For a projection no reader in another thread
+        holds yet (the pool's, right after its load)."""
+        steps = (self.names.pack, lambda: self.concept_nodes.pack(self.names),
+                 lambda: self.memory_nodes.pack(self.names), self.semantic.compact.pack,
+                 lambda: self.keywords.vocabulary.pack(dense=True))
+        with self.lock:
+            for step in steps:
+                with contextlib.suppress(ValueError):
+                    step()
 
     def reload(self, engine: Engine) -> int:
         """Rebuild in place from the rows (after a bulk rewrite such as a hard delete); readers wait."""
@@ -578,6 +599,8 @@ class GraphProjection:
 
     def neighbourhood(self, start: list[int], depth: int, limit: int) -> nx.Graph[int]:
         """A networkx graph of the nodes within ``depth`` hops of ``start`` (at most ``limit`` nodes)."""
+        import networkx as nx
+
         graph: nx.Graph[int] = nx.Graph()
         frontier = list(dict.fromkeys(start))
         seen = set(frontier)

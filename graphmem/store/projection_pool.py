@@ -22,11 +22,11 @@ budget, under the key :data:`WHOLE_STORE`: exact, and as costly as an unpartitio
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import gc
 import hashlib
 import sys
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -40,10 +40,16 @@ from graphmem.store.follow import follow
 from graphmem.store.project_scope import ProjectScope
 from graphmem.store.projection import GraphProjection
 from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
+from graphmem.store.word_table import WordRows
+from nlp.heap import release_free_heap
 
 __all__ = ["WHOLE_STORE", "PoolEntry", "ProjectionPool", "engine_generation", "estimated_bytes", "release_free_heap"]
 
 WHOLE_STORE: None = None  # the pool's key for the whole store's projection
+# A read gives the C heap's free pages back at most this often (besides after each load and eviction): the
+# queries' scratch left 13 MiB of freed heap resident in a partitioned server after 200 queries over five projects
+# (docs/benchmarks.md, "The pool at 1M, again"), and a trim costs a few milliseconds.
+_TRIM_EVERY = 1.0  # seconds
 _INT = sys.getsizeof(1 << 20)  # an int object above CPython's small-int cache: a node number, a term id
 
 
@@ -73,6 +79,7 @@ class ProjectionPool:
         self._entries: OrderedDict[str | None, PoolEntry] = OrderedDict()
         self._lock = threading.RLock()
         self.loads = 0  # projections built so far (first reads and reloads after eviction)
+        self._trimmed = time.monotonic()  # the last release_free_heap
 
     def get(self, project: str | None, engine: Engine, generation: int,
             concepts: Collection[str] = ()) -> GraphProjection:
@@ -93,8 +100,16 @@ class ProjectionPool:
             if entry.scope is not None and concepts:
                 entry.scope.admit(entry.projection, engine, concepts)
             self._entries.move_to_end(project)
-            if self._evict(engine) or loaded:
+            evicted = self._evict(engine)
+            if evicted:
+                # A projection is a reference cycle (its concept-kind view holds it): without a collection its
+                # arrays, and the rows it holds in the shared word table, stayed until the collector's next full pass
+                # (a full collection took 130 ms with the 1M-memory store's projection held, against a load's seconds).
+                gc.collect()
+            now = time.monotonic()
+            if evicted or loaded or now - self._trimmed >= _TRIM_EVERY:
                 release_free_heap()
+                self._trimmed = now
             return entry.projection
 
     def held(self) -> dict[str | None, PoolEntry]:
@@ -104,9 +119,13 @@ class ProjectionPool:
 
     @property
     def nbytes(self) -> int:
-        """The estimated size of every projection held."""
+        """The estimated size of every projection held, their shared word table counted once (each entry's
+        estimate counts its words' rows as its own: the budget errs towards evicting)."""
         with self._lock:
-            return sum(entry.nbytes for entry in self._entries.values())
+            held = sum(entry.nbytes - shared_word_bytes(entry.projection) for entry in self._entries.values())
+            tables = {id(table): table for entry in self._entries.values()
+                      if (table := entry.projection.word_table) is not None}
+            return held + sum(table.nbytes for table in tables.values())
 
     def drop(self) -> None:
         """Forget every projection (the rows changed past the change log: each reloads on its next read)."""
@@ -144,6 +163,7 @@ class ProjectionPool:
                           else scope.resume(projection, engine, saved))
         else:
             generation = projection.load(engine) if scope is None else scope.load(projection, engine)
+            projection.pack_names()  # as a snapshot's load holds them: no Python object per name
         return PoolEntry(projection, scope, generation, estimated_bytes(projection), saved or 0)
 
     def _evict(self, engine: Engine) -> int:
@@ -170,32 +190,6 @@ class ProjectionPool:
         entry.saved = entry.generation
 
 
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, or None where the C library has none (macOS, musl, Windows)."""
-    name = ctypes.util.find_library("c")
-    try:
-        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError, TypeError):
-        return None
-    return trim
-
-
-_TRIM = _malloc_trim() if sys.platform.startswith("linux") else None
-
-
-def release_free_heap() -> None:
-    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere nothing).
-
-    A load from the rows frees more than it keeps (a 9,091-memory project of the 1M-memory bench: 81 MiB of
-    rows, tokens and scratch at its peak, 31 MiB held), and glibc keeps freed heap pages resident: after
-    five such loads and their queries the partitioned server held 496 MiB, 453 once each load and eviction
-    trimmed (docs/benchmarks.md, "The pool at 1M memories in 100 projects"). A trim walks the free chunks,
-    a few milliseconds against a load's seconds.
-    """
-    if _TRIM is not None:
-        _TRIM(0)
-
-
 def engine_generation(engine: Engine) -> int:
     """The store generation ``engine`` shows now."""
     with snapshot(engine) as connection:
@@ -210,11 +204,23 @@ def estimated_bytes(projection: GraphProjection) -> int:
     and 360 bytes a node, as counted before, left out about a fifth of it (docs/benchmarks.md)."""
     with projection.lock:
         semantic = projection.semantic
-        vectors = sum(array.nbytes for rows in (semantic.memories, semantic.words)
-                      for array in (rows.vectors, rows.nodes, rows.row_of))
+        memories, words = semantic.memories, semantic.words
+        vectors = sum(array.nbytes for array in (memories.vectors, memories.scales, memories.nodes, memories.row_of))
+        if isinstance(words, WordRows):  # rows in the pool's shared table: counted as if its own (an upper bound)
+            vectors += words.nbytes + shared_word_bytes(projection)
+        else:
+            vectors += sum(array.nbytes for array in (words.vectors, words.nodes, words.row_of))
         arrays = (projection.graph.nbytes + sum(column.nbytes for column in projection._cols.values())
                   + projection.memory_by_seq.nbytes + projection.keywords.nbytes() + vectors)
         return arrays + _object_bytes(projection)
+
+
+def shared_word_bytes(projection: GraphProjection) -> int:
+    """The bytes of the rows ``projection`` holds in a shared word table (0: it has its own)."""
+    words = projection.semantic.words
+    if not isinstance(words, WordRows):
+        return 0
+    return int(words.count * words.vectors.shape[1] * words.vectors.itemsize)
 
 
 def _object_bytes(projection: GraphProjection) -> int:
@@ -223,8 +229,9 @@ def _object_bytes(projection: GraphProjection) -> int:
     compact = projection.semantic.compact  # a form spelled as its concept's key is that key's string
     size += compact.nbytes() + sum(sys.getsizeof(form) for form, node in compact.added.items()
                                    if names[node] is not form)
-    vocabulary = projection.keywords.vocabulary
-    size += sys.getsizeof(vocabulary) + sum(map(sys.getsizeof, vocabulary)) + _INT * len(vocabulary)
+    # Not iterated: reading every packed term fills the vocabulary's cache of decoded terms (13,700 of them,
+    # 1.4 MiB, in each 9,091-memory project of the 1M-memory bench).
+    size += projection.keywords.vocabulary.nbytes(strings=True)
     for sets in (projection.tags, projection.tools):
         size += sys.getsizeof(sets) + sum(sys.getsizeof(members) + _INT for members in sets.values())
     size += sys.getsizeof(projection.folded_keys) + sum(map(sys.getsizeof, projection.folded_keys))

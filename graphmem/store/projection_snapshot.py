@@ -167,7 +167,7 @@ def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[s
     projection._codes = header["codes"]
     projection.memory_count = int(header["memory_count"])
     projection.keywords = KeywordIndex.from_state(arrays)
-    projection.semantic = SemanticIndex(projection.embedder, projection.semantic_settings)
+    projection.semantic = SemanticIndex(projection.embedder, projection.semantic_settings, projection.word_table)
     projection.semantic.restore(arrays, _restored_compact(header, arrays), header.get("semantic_edges", {}))
 
 

@@ -29,6 +29,7 @@ from graphmem.core.semantic import compact_form, nearest_pairs
 from graphmem.settings import SemanticSettings
 from graphmem.store.packed_names import PackedIndex
 from graphmem.store.semantic_cells import CoarseCells
+from graphmem.store.word_table import WordRows, WordTable
 
 __all__ = ["Embedder", "SemanticIndex", "word_concept"]
 
@@ -188,14 +189,16 @@ class _QuantizedRows(_Rows):
 class SemanticIndex:
     """Memory and word vectors of one projection; None-safe: without an embedder every query is empty."""
 
-    def __init__(self, embedder: Embedder | None, settings: SemanticSettings) -> None:
+    def __init__(self, embedder: Embedder | None, settings: SemanticSettings, words: WordTable | None = None) -> None:
+        """``words``: the table a partitioned server's projections share their word vectors in
+        (store/word_table.py); None: this index holds its own."""
         self.embedder = embedder if settings.enabled else None
         self.settings = settings
         dimensions = self.embedder.dimensions if self.embedder is not None else 1
         # int8 with a scale per row: 100k memories hold 26 MB of vectors (float16: 51, float32: 102), and a
         # query converts them in blocks.
         self.memories = _QuantizedRows(dimensions)
-        self.words = _Rows(dimensions)
+        self.words: _Rows | WordRows = _Rows(dimensions) if words is None or self.embedder is None else words.view()
         self.cells = CoarseCells(settings.cells_per_million)  # store/semantic_cells.py: large scopes' scan
         self._compact = PackedIndex()  # compact form → the first concept node spelled that way
         self._compact_source: Callable[[], PackedIndex] | None = None  # a format-6 snapshot's, built when first read

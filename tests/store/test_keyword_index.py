@@ -151,6 +151,19 @@ def test_a_full_stem_cache_is_replaced_mid_text_without_losing_a_token(monkeypat
     assert {node for node, _ in index.rank(["webhook", "retries"], 3)} == {0, 2}
 
 
+def test_a_load_ranks_as_a_follow_and_leaves_the_process_wide_stem_cache_as_it_was(monkeypatch):
+    stems = keyword_index._Stems(max_cached=50)  # a load's own cache is bounded too: this one fills twice
+    monkeypatch.setattr(keyword_index, "_stems", stems)
+    texts = _corpus(9, 300)
+    loaded, followed = KeywordIndex(), KeywordIndex()
+    loaded.add(list(range(len(texts))), texts, load=True)
+    assert stems._cache == {}
+    followed.add(list(range(len(texts))), texts)
+    assert stems._cache  # a write's tokens do go through it
+    for words in _queries(10, 40):
+        assert loaded.rank(words, 10) == followed.rank(words, 10)
+
+
 def test_stems_from_many_threads_at_once_are_all_right():
     import threading
 

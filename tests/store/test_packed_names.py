@@ -144,3 +144,34 @@ def test_the_caches_of_names_read_and_looked_up_stay_bounded_and_right(monkeypat
     assert len(names._decoded) <= 3 and len(index._found) <= 3
     index["missing"] = 10  # a miss remembered is no miss once the name is added
     assert index["missing"] == 10 and len(index) == 11
+
+
+def test_packing_in_place_keeps_every_name_and_lookup_and_what_is_added_after():
+    names = PackedStrings(UNUSUAL[:5])
+    names.pack()  # nothing packed yet: all from the list
+    names.extend(UNUSUAL[5:])
+    index = PackedIndex({name: at for at, name in enumerate(UNUSUAL)})
+    forms = PackedIndex({name: 100 + at for at, name in enumerate(UNUSUAL)})  # values other than the slots
+    terms = PackedIndex({name: at for at, name in enumerate(UNUSUAL)})
+    names.pack()
+    index.pack(names)
+    forms.pack()
+    terms.pack(dense=True)
+    assert names.packed_count == len(UNUSUAL) and list(names) == UNUSUAL
+    for packed, offset in ((index, 0), (forms, 100), (terms, 0)):
+        assert not packed.added and dict(packed) == {name: offset + at for at, name in enumerate(UNUSUAL)}
+        assert "déjà" not in packed and packed.get("\ud800") is None
+    names.append("after")
+    index["after"] = len(UNUSUAL)
+    assert names[len(UNUSUAL)] == "after" and index["after"] == len(UNUSUAL) and len(index) == len(UNUSUAL) + 1
+
+
+def test_a_string_that_cannot_be_packed_leaves_the_index_as_it_was():
+    names = PackedStrings(["ok", "nul\x00inside"])
+    with pytest.raises(ValueError):
+        names.pack()
+    assert list(names) == ["ok", "nul\x00inside"] and names.packed_count == 0
+    forms = PackedIndex({"nul\x00inside": 1})
+    with pytest.raises(ValueError):
+        forms.pack()
+    assert forms["nul\x00inside"] == 1 and dict(forms.added) == {"nul\x00inside": 1}

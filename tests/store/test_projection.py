@@ -39,3 +39,38 @@ def test_the_seqs_of_a_whole_store_are_held_densely():
     index.assign(np.arange(1, 100_001), np.arange(100_000))
     assert index.nbytes <= 4 * 100_001 * 2  # one int32 slot per seq (with room to grow)
     assert index.lookup(np.array([1, 100_000, 100_001])).tolist() == [0, 99_999, -1]
+
+
+def test_a_server_process_imports_networkx_only_when_it_builds_a_graph():
+    import subprocess
+    import sys
+
+    # networkx was 11 MiB of every server's fixed cost (docs/benchmarks.md, "The pool at 1M, again"); the
+    # graph views and exports import it when they run.
+    check = ("import sys; from graphmem import MemoryService; from graphmem.server import build_server; "
+             "import graphmem.cli; assert 'networkx' not in sys.modules, 'imported'")
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_names_packed_after_a_load_from_the_rows_find_the_same_nodes_and_rank_the_same(service):
+    from graphmem.store.follow import follow
+    from graphmem.store.projection import GraphProjection
+
+    for number, text in enumerate(["Stripe webhook retries with backoff", "Redis cache timeout in the worker",
+                                   "The rollback of release 4.2 broke login", "déjà vu: the webhook again"]):
+        service.store(f"{text} (note {number})", project="alpha" if number % 2 else "beta")
+    loaded = GraphProjection(service.settings.activation, service.settings.semantic, service.projection.embedder)
+    generation = loaded.load(service.engine)
+    before = (list(loaded.names), dict(loaded.concept_nodes), dict(loaded.memory_nodes),
+              dict(loaded.semantic.compact), dict(loaded.keywords.vocabulary))
+    ranked = loaded.keywords.rank(["webhook", "retries", "cache"], 5)
+    loaded.pack_names()
+    assert loaded.names.packed_count == len(loaded.names) and not loaded.concept_nodes.added
+    assert not loaded.semantic.compact.added and not loaded.keywords.vocabulary.added
+    assert (list(loaded.names), dict(loaded.concept_nodes), dict(loaded.memory_nodes),
+            dict(loaded.semantic.compact), dict(loaded.keywords.vocabulary)) == before
+    assert loaded.keywords.rank(["webhook", "retries", "cache"], 5) == ranked
+    new = service.store("A new memory after the packing: webhook retries", project="alpha").id
+    follow(loaded, service.engine, generation)  # the writes since land on top of the packed names
+    assert loaded.names[loaded.memory_nodes[new]] == new and loaded.concept_nodes["webhook"] == before[1]["webhook"]

@@ -5,6 +5,7 @@ and through a real MCP client session."""
 
 from __future__ import annotations
 
+import gc
 import random
 
 import numpy as np
@@ -219,7 +220,6 @@ def _project_rows(memories: int, concepts: int, seed: int) -> tuple[list, list, 
 
 
 def test_the_pools_estimate_of_a_project_is_within_a_quarter_of_what_its_load_allocates():
-    import gc
     import tracemalloc
 
     from graphmem.settings import ActivationSettings, SemanticSettings
@@ -245,3 +245,68 @@ def test_the_pools_estimate_of_a_project_is_within_a_quarter_of_what_its_load_al
         tracemalloc.stop()
     assert projection.memory_count == 3_000
     assert 0.75 * allocated <= estimated_bytes(projection) <= 1.25 * allocated, (estimated_bytes(projection), allocated)
+
+
+def test_a_project_loaded_from_its_rows_holds_its_names_packed_and_shares_one_word_table(stores):
+    base, pooled = stores
+    for project in PROJECTS:
+        assert _agree(_answers(pooled, project), _answers(base, project)), project
+    held = [entry.projection for entry in pooled.uow.pool.held().values()]
+    tables = {id(projection.word_table) for projection in held}
+    assert len(tables) == 1 and held[0].word_table is not None
+    for projection in held:
+        # packed at the load; a query's concepts the project lacks are added after (ProjectScope.admit)
+        assert 0 < len(projection.names) - projection.names.packed_count <= 5 or (
+            projection.names.packed_count == len(projection.names))
+        assert not projection.memory_nodes.added and not projection.keywords.vocabulary.added
+        words = projection.semantic.words
+        assert words.count > 0 and np.array_equal(
+            words.vectors[words.rows(words.nodes[: words.count])],
+            projection.semantic.embed([projection.names[node] for node in words.nodes[: words.count]]).astype(
+                np.float16))
+    # every project's rows are in the one table, a word the projects share held once
+    distinct = {projection.names[node] for projection in held for node in projection.semantic.words.nodes[
+        : projection.semantic.words.count]}
+    assert held[0].word_table.rows_held == len(distinct) < sum(p.semantic.words.count for p in held)
+
+
+def test_an_evicted_projection_releases_its_word_rows_and_the_one_kept_still_answers(settings, extractor, stores):
+    from graphmem.store.projection_pool import engine_generation
+
+    base, _ = stores
+    tiny = MemoryService(_partitioned(settings, budget_mib=1), extractor=extractor)
+    try:
+        pool, engine = tiny.uow.pool, tiny.uow.engine
+        assert pool is not None
+        pool.budget = 1  # bytes: only the projection in use is kept
+        for project in PROJECTS:  # each load evicts the one before; nothing else holds it (no query ran on it)
+            pool.get(project, engine, engine_generation(engine))
+        (kept,) = pool.held().values()
+        words = kept.projection.semantic.words
+        table = kept.projection.word_table
+        assert table is not None and table.rows_held == len(set(words.rows(words.nodes[: words.count]).tolist()))
+        assert table.rows_allocated > table.rows_held  # the evicted projects' own words were released
+        assert _agree(_answers(tiny, PROJECTS[-1]), _answers(base, PROJECTS[-1]))
+    finally:
+        tiny.close()
+
+
+def test_reads_give_the_freed_heap_back_after_a_load_and_then_at_most_once_a_second(stores, monkeypatch):
+    from types import SimpleNamespace
+
+    from graphmem.store import projection_pool
+
+    _, pooled = stores
+    trims: list[float] = []
+    clock = [1_000.0]
+    monkeypatch.setattr(projection_pool, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(projection_pool, "release_free_heap", lambda: trims.append(clock[0]))
+    pooled.uow.pool._trimmed = clock[0]
+    pooled.search("webhook retry", project="alpha")  # a load: trimmed after it
+    assert len(trims) == 1
+    for _ in range(3):
+        pooled.search("redis cache timeout", project="alpha")
+    assert len(trims) == 1
+    clock[0] += 1.5
+    pooled.search("redis cache timeout", project="alpha")
+    assert trims == [1_000.0, 1_001.5]

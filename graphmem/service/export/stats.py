@@ -13,7 +13,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
@@ -126,6 +125,8 @@ def _communities(undirected: sp.csr_array, names: list[str], df: np.ndarray, is_
     if n > limit:
         return {"method": "louvain", "skipped": f"graph has {n:,} nodes (limit {limit:,}); "
                                                 "export it and use a dedicated tool"}
+    import networkx as nx  # here, not at import: 11 MiB of every server's fixed cost
+
     graph = nx.from_scipy_sparse_array(undirected)
     communities = nx.community.louvain_communities(graph, weight="weight", seed=COMMUNITY_SEED)
     found = sorted((sorted(c) for c in communities), key=lambda c: (-len(c), c[0]))

@@ -12,11 +12,12 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TextIO
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, TextIO
 
 from graphmem.service.export.style import edge_style, node_color
+
+if TYPE_CHECKING:  # imported where a graph is built: networkx is 11 MiB of every server's fixed cost
+    import networkx as nx
 
 __all__ = ["DATETIME_FIELDS", "relationship_type", "write_csv", "write_cypher", "write_dot", "write_gexf",
            "write_graphml", "write_node_link"]
@@ -28,17 +29,23 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def write_node_link(graph: nx.MultiDiGraph[str], stream: TextIO) -> None:
     """networkx node-link JSON (``nx.node_link_graph(data, edges="links")`` reads it back)."""
+    import networkx as nx
+
     json.dump(nx.node_link_data(graph, edges="links"), stream, ensure_ascii=False, sort_keys=True, indent=1)
     stream.write("\n")
 
 
 def write_graphml(graph: nx.MultiDiGraph[str], stream: TextIO) -> None:
     """GraphML with typed attribute keys (Gephi, yEd, Cytoscape desktop, ``nx.read_graphml``)."""
+    import networkx as nx
+
     _write_lines(nx.generate_graphml(graph), stream)
 
 
 def write_gexf(graph: nx.MultiDiGraph[str], stream: TextIO) -> None:
     """GEXF 1.2 with viz colours and sizes, so Gephi opens it already coloured by kind."""
+    import networkx as nx
+
     coloured = graph.copy()
     for _, attributes in coloured.nodes(data=True):
         red, green, blue = _rgb(node_color(attributes))

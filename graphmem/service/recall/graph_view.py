@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from graphmem.core.time import to_ms
@@ -11,6 +12,9 @@ from graphmem.errors import NotFound
 from graphmem.service.recall.results import GraphView
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
 from graphmem.store.repository import Repository
+
+if TYPE_CHECKING:  # imported where a graph is built: networkx is 11 MiB of every server's fixed cost
+    import networkx as nx
 
 __all__ = ["graph_page"]
 
