@@ -14,7 +14,8 @@ process start (the OS page cache stays warm) and the peak RSS is a serving proce
 * projection bytes per memory (everything the projection holds: arrays and Python containers, by
   ``projection_bytes``) and bytes per edge of the CSR (data + indices + indptr over stored entries);
 * ``memory_search``, ``memory_associate`` and composition p50 / p95 (wall; CPU p50 beside, steadier on a
-  shared machine) over queries drawn half from each kind of text, after 5 warm-up queries;
+  shared machine, and for a local PostgreSQL server its processes' CPU per call) over queries drawn half from
+  each kind of text, after 5 warm-up queries;
 * peak RSS of that process (open + queries); disk: the SQLite file, its WAL and the snapshot, or
   ``pg_database_size`` plus the snapshot.
 
@@ -119,9 +120,47 @@ def projection_bytes(projection: Any) -> dict[str, int]:
             "nodes": graph.n_nodes, **{f"python.{name}": size for name, size in python.items()}, **extra}
 
 
-def _timed(fn: Callable[[str], Any], queries: list[str]) -> dict[str, float]:
+def _timed(fn: Callable[[str], Any], queries: list[str], server_cpu: Callable[[], float]) -> dict[str, float]:
+    before = server_cpu()
     p50, p95, cpu_p50 = p50_p95(fn, queries)  # the same timing loop as the project-scaling bench
-    return {"p50": p50, "p95": p95, "cpu_p50": cpu_p50}
+    # The database server's CPU per call (PostgreSQL's processes; 0 for SQLite, which runs in this process's CPU),
+    # over the warm-up and the timed calls: the CPU columns above count this process only.
+    calls = len(queries) + min(5, len(queries))
+    return {"p50": p50, "p95": p95, "cpu_p50": cpu_p50, "server_cpu_mean": (server_cpu() - before) * 1000 / calls}
+
+
+def _server_cpu_seconds(db: str) -> Callable[[], float]:
+    """A clock of the CPU seconds a local PostgreSQL server's processes used (its postmaster's children), or a
+    clock that stays at 0 for a SQLite store or a server this process cannot see."""
+    if "://" not in db:
+        return lambda: 0.0
+    from sqlalchemy import create_engine, text
+
+    from graphmem.store.engine import database_url
+
+    engine = create_engine(database_url(db))
+    try:
+        with engine.connect() as connection:
+            data = str(connection.execute(text("SHOW data_directory")).scalar_one())
+        postmaster = int(Path(data, "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, PermissionError):
+        return lambda: 0.0
+    finally:
+        engine.dispose()
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def clock() -> float:
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # the process ended
+            if int(fields[1]) == postmaster:  # ppid; then utime and stime are fields 14 and 15 of stat(5)
+                total += int(fields[11]) + int(fields[12])
+        return total / ticks
+
+    return clock
 
 
 def measure(db: str, queries: list[str]) -> dict[str, Any]:
@@ -129,6 +168,9 @@ def measure(db: str, queries: list[str]) -> dict[str, Any]:
     from graphmem import MemoryService, Settings
 
     settings = Settings.load(environ={}, db=db)
+    server_cpu = _server_cpu_seconds(db)
+    snapshot = _snapshot_file(db)
+    had_snapshot = snapshot is not None and snapshot.exists()  # else the open loads the rows (and saves one)
     before = _rss_mib()
     wall, cpu = time.perf_counter(), time.process_time()
     service = MemoryService(settings)
@@ -137,13 +179,27 @@ def measure(db: str, queries: list[str]) -> dict[str, Any]:
     sizes = projection_bytes(service.projection)
     memories = service.projection.memory_count
     result: dict[str, Any] = {**opened, "memories": memories, "rss_open_delta_mib": rss_open - before,
-                              "projection": sizes}
-    result["search"] = _timed(lambda q: service.search(q, limit=10), queries)
-    result["associate"] = _timed(lambda q: service.associate(q, max_results=10), queries)
-    result["compose"] = _timed(lambda q: service.associate(q, mode="composition", max_results=5), queries)
+                              "projection": sizes, "snapshot": str(snapshot), "snapshot_existed": had_snapshot}
+    result["search"] = _timed(lambda q: service.search(q, limit=10), queries, server_cpu)
+    result["associate"] = _timed(lambda q: service.associate(q, max_results=10), queries, server_cpu)
+    result["compose"] = _timed(lambda q: service.associate(q, mode="composition", max_results=5), queries,
+                               server_cpu)
     service.uow.close()  # not service.close(): the measuring process leaves the snapshot as the writer wrote it
     result["peak_rss_mib"] = _rss_mib("VmHWM")
     return result
+
+
+def _snapshot_file(db: str) -> Path | None:
+    from sqlalchemy import create_engine
+
+    from graphmem.store.engine import database_url
+    from graphmem.store.projection_snapshot import snapshot_path
+
+    engine = create_engine(database_url(db))  # not open_engine: nothing is built or checked
+    try:
+        return snapshot_path(engine)
+    finally:
+        engine.dispose()
 
 
 def _disk_bytes(db: str) -> int:

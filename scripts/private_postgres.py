@@ -8,6 +8,12 @@
     with private_replicated_servers() as (primary, standby):   # a primary and its streaming hot standby
         ...                                                     # (pg_basebackup -R), each on its own port
 
+A kept server (a benchmark's store to measure again later) has its data directory where you say, and a fixed port,
+so its URL, and with it the projection snapshot's name in the cache (``snapshot_path``), stay the same:
+
+    python scripts/private_postgres.py start DIR --port 55432   # initdb DIR/data if new; prints the admin URL
+    python scripts/private_postgres.py stop DIR                 # a fast shutdown; the files stay
+
 The binaries come from ``PATH`` or ``/usr/lib/postgresql/*/bin`` (the newest). PostgreSQL refuses to run as
 root, so as root the server runs as the ``postgres`` user (or ``nobody``) through ``runuser`` (or ``su``).
 Durability is off (``fsync``, ``full_page_writes``, ``synchronous_commit``): the data is thrown away.
@@ -30,7 +36,10 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Connection, Engine
 
-__all__ = ["binaries", "create_database", "drop_database", "private_replicated_servers", "private_server"]
+__all__ = [
+    "binaries", "create_database", "drop_database", "private_replicated_servers", "private_server", "start_kept_server",
+    "stop_kept_server",
+]
 
 
 def binaries() -> tuple[str, str] | None:
@@ -115,6 +124,37 @@ def drop_database(server: str, name: str) -> None:
         connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+def start_kept_server(directory: Path, port: int) -> str:
+    """Start a server on ``directory/data`` (created by initdb when missing) at ``port``; return its admin URL.
+
+    The same durability settings as :func:`private_server`; nothing is deleted: :func:`stop_kept_server` stops it.
+    """
+    found = binaries()
+    if found is None:
+        raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+    initdb, pg_ctl = found
+    directory.mkdir(parents=True, exist_ok=True)
+    prefix = _as_unprivileged(directory)
+    data = directory / "data"
+    if not data.exists():
+        created = _run(prefix, [initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-N", "-E", "UTF8",
+                                "--locale=C"])
+        if created.returncode != 0:
+            raise RuntimeError(f"initdb failed: {created.stderr}")
+    _start(prefix, pg_ctl, directory, data, port, "server.log")
+    return f"postgresql+psycopg://postgres@127.0.0.1:{port}"
+
+
+def stop_kept_server(directory: Path) -> None:
+    """Stop the server :func:`start_kept_server` started on ``directory`` (a fast shutdown: it checkpoints)."""
+    found = binaries()
+    if found is None:
+        raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+    stopped = _run(_as_unprivileged(directory), [found[1], "-D", str(directory / "data"), "-m", "fast", "-w", "stop"])
+    if stopped.returncode != 0:
+        raise RuntimeError(f"pg_ctl stop failed: {stopped.stderr}")
+
+
 _ADMIN: dict[str, Engine] = {}
 _ROOTS: dict[str, Path] = {}  # each running private server's directory
 
@@ -183,3 +223,22 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def main() -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Start or stop a kept private PostgreSQL server.")
+    parser.add_argument("action", choices=["start", "stop"])
+    parser.add_argument("directory", type=Path, help="holds data/ (the cluster) and server.log")
+    parser.add_argument("--port", type=int, default=55432)
+    args = parser.parse_args()
+    if args.action == "start":
+        print(start_kept_server(args.directory.resolve(), args.port))
+    else:
+        stop_kept_server(args.directory.resolve())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

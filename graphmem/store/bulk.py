@@ -93,7 +93,8 @@ def run(connection: Connection, statement: BulkStatement, rows: Sequence[tuple[A
         at = [i for i, kind in enumerate(statement.pg_types) if kind == "json"]
         rows = [_with_json(row, at) for row in rows]
     if connection.dialect.name == "postgresql":
-        columns = [list(column) for column in zip(*rows, strict=True)]
+        columns = [_postgres_array(column, kind) for column, kind in zip(zip(*rows, strict=True), statement.pg_types,
+                                                                          strict=True)]
         result = connection.exec_driver_sql(_postgres_sql(statement), tuple(columns))
         return [tuple(row) for row in result.fetchall()] if statement.returning else []
     with _sqlite_cursor(connection) as cursor:
@@ -107,6 +108,23 @@ def run(connection: Connection, statement: BulkStatement, rows: Sequence[tuple[A
             cursor.execute(_sqlite_sql(statement, len(chunk)), tuple(value for row in chunk for value in row))
             out.extend(cursor.fetchall())
         return out
+
+
+_NUMERIC = frozenset({"integer", "bigint", "double precision"})
+
+
+def _postgres_array(values: Sequence[Any], kind: str) -> list[Any] | str:
+    """A column's values as one array parameter: numbers as the array's text form (``{1,2.5,NULL}``), the rest as
+    a list for psycopg to dump.
+
+    psycopg dumps a list element by element in Python: profiled on a bulk import into PostgreSQL, the largest
+    client cost of the write after the parse (a 500-observation batch's 7,500 mention rows: 20 ms of CPU, 5 ms as
+    text; docs/benchmarks.md section 8a). ``str`` of an int, or of a float (its shortest repr, which reads back as
+    the same double), is what the server's ``array_in`` parses; ``NULL`` unquoted is a null element.
+    """
+    if kind not in _NUMERIC:
+        return list(values)
+    return "{" + ",".join("NULL" if value is None else str(value) for value in values) + "}"
 
 
 def _with_json(row: tuple[Any, ...], at: list[int]) -> tuple[Any, ...]:

@@ -22,6 +22,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session
 
+from graphmem.store.engine import read_connection
+
 __all__ = [
     "FACTS",
     "MEMORIES",
@@ -104,7 +106,9 @@ class GenerationProbe:
 
     On SQLite it keeps one driver connection of its own in autocommit mode, so the check is a single
     indexed one-row SELECT with no pool checkout and no BEGIN/ROLLBACK (measured: 0.24 ms through a
-    pooled SQLAlchemy connection, a few microseconds this way). Other engines use a pooled connection.
+    pooled SQLAlchemy connection, a few microseconds this way). Other engines use a pooled connection in
+    autocommit (:func:`~graphmem.store.engine.read_connection`): one round trip to the server, where
+    a transaction's BEGIN and ROLLBACK made three.
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -114,8 +118,8 @@ class GenerationProbe:
 
     def generation(self) -> int:
         if self._raw is None:
-            with self._engine.connect() as connection:
-                return current_generation(connection)
+            with read_connection(self._engine) as connection:  # PostgreSQL: one round trip, no BEGIN
+                return int(connection.exec_driver_sql(_CURRENT).scalar() or 0)
         with self._lock:
             cursor = self._raw.cursor()
             try:

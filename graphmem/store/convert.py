@@ -40,7 +40,7 @@ def memory_from_row(row: MemoryColumns) -> Memory:
     )
 
 
-def relation_from_row(row: RelationRow) -> Relation:
+def relation_from_row(row: RelationRow | Row[*tuple[Any, ...]]) -> Relation:
     return Relation(
         id=row.id, source_id=row.source_id, target_id=row.target_id, type=row.type,
         confidence=row.confidence, status=row.status, created_at=from_ms(row.created_at),

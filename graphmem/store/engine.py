@@ -21,7 +21,7 @@ from graphmem.store.tables import SCHEMA_VERSION, MetaRow, StoreGenerationRow
 
 __all__ = [
     "SCHEMA_VERSION", "WRITE_OPTION", "WRITE_WAIT_S", "database_url", "describe_store", "open_engine",
-    "open_replica", "snapshot", "store_exists",
+    "open_replica", "read_connection", "snapshot", "store_exists",
 ]
 
 # How long a write waits for another process's write lock before it fails with a plain message.
@@ -146,6 +146,29 @@ def snapshot(engine: Engine) -> Iterator[Connection]:
             connection.execution_options(isolation_level="REPEATABLE READ")  # in place, reset on release
         with connection.begin():
             yield connection
+
+
+@contextmanager
+def read_connection(engine: Engine) -> Iterator[Connection]:
+    """A pooled connection for reads that need no snapshot across their statements (a page of hits, the
+    memories and relations a composition shows, the freshness check).
+
+    On PostgreSQL it is in autocommit for the checkout: each read is one round trip to the server, where a
+    transaction added two (``BEGIN`` before the first statement, the ``ROLLBACK`` that returns the connection to
+    the pool), and on a loaded machine each round trip waits for the server's process and then this one to be
+    scheduled again (milliseconds per call, docs/benchmarks.md section 8a). It changes no result: in READ
+    COMMITTED, PostgreSQL's default and graphmem's, every statement reads its own snapshot anyway (a read that
+    needs one snapshot uses :func:`snapshot`). On SQLite, whose reads never leave the process, it is
+    ``engine.connect()``.
+
+    Run a hot read's own SQL with ``exec_driver_sql``, not on the DB-API cursor: SQLAlchemy then still turns a
+    lost server into a ``DBAPIError`` and drops the dead connection from the pool (the replica fallback relies on
+    both).
+    """
+    with engine.connect() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execution_options(isolation_level="AUTOCOMMIT")  # a client-side flag: no round trip
+        yield connection
 
 
 def describe_store(engine: Engine) -> str:

@@ -26,7 +26,7 @@ from graphmem.store import bulk, fulltext
 from graphmem.store import engine as engine_options
 from graphmem.store.convert import memory_from_row, relation_from_row
 from graphmem.store.drafts import MemoryDraft, memory_row
-from graphmem.store.engine import WRITE_OPTION
+from graphmem.store.engine import WRITE_OPTION, read_connection
 from graphmem.store.tables import ConceptEdgeRow, ConceptRow, MemoryRow, MentionRow, RelationRow, SessionRow
 
 __all__ = ["ConceptRecord", "MemoryDraft", "Repository", "StoredBatch", "insert_memories"]
@@ -94,7 +94,7 @@ class Repository:
     def memories_by_seq(self, seqs: Iterable[int]) -> dict[int, Memory]:
         table = MemoryRow.__table__
         found: dict[int, Memory] = {}
-        with self.engine.connect() as connection:
+        with read_connection(self.engine) as connection:
             for chunk in _chunks(list(dict.fromkeys(seqs))):
                 # sqlmodel's select() overloads cover models and columns; a Core Table is valid SQLAlchemy
                 for row in connection.execute(select(table).where(table.c.seq.in_(chunk))):  # type: ignore[call-overload]
@@ -106,7 +106,7 @@ class Repository:
         projection's ``concepts_of`` gives (a partitioned server opens memories without loading them)."""
         memory, mention, concept = MemoryRow.__table__, MentionRow.__table__, ConceptRow.__table__
         found: dict[str, list[str]] = {}
-        with self.engine.connect() as connection:
+        with read_connection(self.engine) as connection:
             for chunk in _chunks(list(dict.fromkeys(ids))):
                 rows = connection.execute(
                     select(memory.c.id, concept.c.key)
@@ -121,7 +121,7 @@ class Repository:
     def memories_from_source(self, source: str) -> list[Memory]:
         """Every memory written with ``source`` (any status), oldest first (the reference dialect's entities)."""
         table = MemoryRow.__table__
-        with self.engine.connect() as connection:
+        with read_connection(self.engine) as connection:
             return [memory_from_row(row) for row in connection.execute(
                 select(table).where(table.c.source == source)  # type: ignore[call-overload]  # sqlmodel's select() is typed for models and columns; a Core table works
                 .order_by(table.c.seq))]
@@ -132,6 +132,8 @@ class Repository:
         found: dict[int, HitRow] = {}
         if not wanted:
             return found
+        if self.engine.dialect.name == "postgresql":
+            return self._postgres_hit_rows(wanted)
         with self.engine.connect() as connection:
             if connection.dialect.name == "sqlite":
                 # The DB-API cursor: compiling an expanding IN and typing the JSON column cost more than the read.
@@ -154,12 +156,27 @@ class Repository:
                     found[int(seq)] = HitRow(mid, kind, content, project, int(created), topic_key, tuple(tags or ()))
         return found
 
+    def _postgres_hit_rows(self, wanted: list[int]) -> dict[int, HitRow]:
+        # One statement with the seqs as one array, in autocommit: one round trip (a transaction's BEGIN and
+        # ROLLBACK were two more), and one statement text for every page, which psycopg prepares once (SQLAlchemy
+        # compiled an expanding IN of each page's size).
+        found: dict[int, HitRow] = {}
+        with read_connection(self.engine) as connection:
+            for seq, mid, kind, content, project, created, topic_key, tags in connection.exec_driver_sql(
+                    _HIT_POSTGRES, (wanted,)):
+                found[int(seq)] = HitRow(mid, kind, content, project, int(created), topic_key, tuple(tags or ()))
+        return found
+
     def content_heads(self, seqs: Iterable[int], chars: int = 64) -> dict[int, str]:
         """The first ``chars`` characters of each memory's content, by seq (recall's turn detection)."""
         table = MemoryRow.__table__
         head = func.substr(table.c.content, 1, chars)
         found: dict[int, str] = {}
         wanted = list(dict.fromkeys(int(seq) for seq in seqs))
+        if wanted and self.engine.dialect.name == "postgresql":  # one round trip, as hit_rows
+            with read_connection(self.engine) as connection:
+                return {int(seq): str(text or "")
+                        for seq, text in connection.exec_driver_sql(_HEADS_POSTGRES, (int(chars), wanted))}
         with self.engine.connect() as connection:
             if wanted and connection.dialect.name == "sqlite":  # the DB-API cursor, as hit_rows
                 cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
@@ -179,7 +196,7 @@ class Repository:
         # Core rows expose columns as attributes, so the row → value conversion is shared with the
         # ORM path without paying for ORM identity-map bookkeeping on the recall hot path.
         table = MemoryRow.__table__
-        with self.engine.connect() as connection:
+        with read_connection(self.engine) as connection:
             return [memory_from_row(row) for chunk in _chunks(values)
                     # sqlmodel's select() overloads cover models and columns; a Core Table is valid SQLAlchemy
                     for row in connection.execute(select(table).where(column.in_(chunk)))]  # type: ignore[call-overload]
@@ -201,11 +218,12 @@ class Repository:
     def relations_touching(self, ids: Iterable[str]) -> list[Relation]:
         wanted = list(dict.fromkeys(ids))
         found: dict[str, Relation] = {}
-        with Session(self.engine) as session:
+        table = RelationRow.__table__
+        with read_connection(self.engine) as connection:
             for chunk in _chunks(wanted):
-                query = select(RelationRow).where(
-                    col(RelationRow.source_id).in_(chunk) | col(RelationRow.target_id).in_(chunk))
-                for row in session.exec(query):
+                touching = table.c.source_id.in_(chunk) | table.c.target_id.in_(chunk)
+                # sqlmodel's select() overloads cover models and columns; a Core Table is valid SQLAlchemy
+                for row in connection.execute(select(table).where(touching)):  # type: ignore[call-overload]
                     found[row.id] = relation_from_row(row)
         return sorted(found.values(), key=lambda r: r.id)
 
@@ -347,6 +365,8 @@ def _database_error(error: SQLAlchemyError) -> str:
 
 
 _HIT_COLUMNS = "seq, id, kind, content, project, created_at, topic_key, tags"
+_HIT_POSTGRES = f"SELECT {_HIT_COLUMNS} FROM memory WHERE seq = ANY(%s::integer[])"
+_HEADS_POSTGRES = "SELECT seq, substr(content, 1, %s) FROM memory WHERE seq = ANY(%s::integer[])"
 
 
 class HitRow(NamedTuple):

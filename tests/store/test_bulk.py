@@ -95,3 +95,26 @@ def test_the_duplicate_lookup_searches_the_unique_index_not_the_table(service: M
         plan = " ".join(str(row[-1]) for row in connection.exec_driver_sql(
             "EXPLAIN QUERY PLAN " + bulk._existing_sqlite(2), ("", "a", "p", "b")))
     assert "SEARCH m USING INDEX" in plan and "SCAN m" not in plan
+
+
+def test_numbers_reach_the_tables_exactly_nulls_and_extremes_included(service: MemoryService):
+    # PostgreSQL gets a numeric column as one array in its text form: every double must read back as itself.
+    weights = [0.1, 1 / 3, 2.5e-300, 5e-324, 1.7976931348623157e308, 123456789.0, 7, 0.0]
+    stored = service.store("Retry the webhook with an idempotency key", project="alpha")
+    with service.engine.begin() as connection:
+        seq = connection.execute(text("SELECT seq FROM memory WHERE id = :id"), {"id": stored.id}).scalar_one()
+        concepts = [row[0] for row in bulk.run(connection, bulk.CONCEPT_UPSERT,
+                                               [(f"number {i}", "phrase", 1, []) for i in range(len(weights))])]
+        bulk.run(connection, bulk.MENTION_INSERT,
+                 [(seq, concept, weight, 2**31 - 1) for concept, weight in zip(concepts, weights, strict=True)])
+        row = {**dict(connection.execute(text(f"SELECT {', '.join(bulk.MEMORY_INSERT.columns)} FROM memory "
+                                               "WHERE id = :id"), {"id": stored.id}).mappings().one()),
+               "id": "mem_numbers", "content_hash": "n" * 64, "valid_to": None, "review_after": 2**53 + 1}
+        bulk.run(connection, bulk.MEMORY_INSERT, [tuple(_decoded(row[name]) for name in bulk.MEMORY_INSERT.columns)])
+    with service.engine.connect() as connection:
+        back = dict(connection.execute(text("SELECT concept_seq, weight FROM mention WHERE memory_seq = :seq "
+                                            "AND count = 2147483647"), {"seq": seq}).all())
+        review, valid_to = connection.execute(text("SELECT review_after, valid_to FROM memory WHERE id = 'mem_numbers'")
+                                              ).one()
+    assert [back[concept] for concept in concepts] == [float(weight) for weight in weights]
+    assert (review, valid_to) == (2**53 + 1, None)

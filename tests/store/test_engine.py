@@ -12,7 +12,7 @@ from sqlalchemy import text
 from graphmem import MemoryService, Settings
 from graphmem.errors import InvalidInput, StorageError
 from graphmem.settings import store_location
-from graphmem.store.engine import database_url, open_engine
+from graphmem.store.engine import database_url, open_engine, read_connection
 from graphmem.store.tables import SCHEMA_VERSION
 from tests.conftest import ORDERS, WEBHOOK, indexed_documents
 
@@ -113,3 +113,62 @@ def test_an_unopenable_database_is_a_storage_error_that_hides_the_password(tmp_p
 def _bm25_ids(service: MemoryService, query: str) -> list[str]:
     seqs = [seq for seq, _ in service.repository.bm25(query, 10)]
     return [service.repository.memories_by_seq(seqs)[seq].id for seq in seqs]
+
+
+
+def _in_transaction(dbapi_connection: object) -> bool:
+    info = getattr(dbapi_connection, "info", None)  # psycopg: the server's own view of the session
+    if info is not None and hasattr(info, "transaction_status"):
+        import psycopg
+
+        return bool(info.transaction_status != psycopg.pq.TransactionStatus.IDLE)
+    return bool(dbapi_connection.in_transaction)  # type: ignore[attr-defined]  # sqlite3
+
+
+def _one_connection_engine(new_store) -> object:
+    from sqlalchemy import create_engine
+
+    db = new_store("single.db")
+    open_engine(db).dispose()  # the schema
+    return create_engine(database_url(db), pool_size=1, max_overflow=0)  # one connection: the same one again
+
+
+def test_a_read_connection_begins_no_transaction_and_leaves_the_pool_as_it_was(new_store):
+    engine = _one_connection_engine(new_store)
+    try:
+        with read_connection(engine) as connection:
+            assert connection.exec_driver_sql("SELECT generation FROM store_generation WHERE id = 1").scalar() == 0
+            dbapi_connection = connection.connection.dbapi_connection
+            if engine.dialect.name == "postgresql":  # no BEGIN went to the server: one round trip
+                assert not _in_transaction(dbapi_connection)
+        with engine.connect() as connection:  # the connection back in the pool opens transactions again
+            connection.execute(text("SELECT 1"))
+            assert connection.in_transaction()
+            assert _in_transaction(connection.connection.dbapi_connection) == (engine.dialect.name == "postgresql")
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_read_on_a_lost_server_connection_is_a_database_error_and_the_pool_drops_it(postgres_server, pg_template):
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import DBAPIError
+
+    from tests.postgres import new_database
+
+    engine = create_engine(f"{postgres_server}/{new_database(postgres_server, pg_template)}", pool_size=1,
+                           max_overflow=0)
+    try:
+        with read_connection(engine) as connection:
+            backend = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        other = create_engine(engine.url)
+        with other.connect() as admin:  # another session ends the pooled one, as a restarted server would
+            admin.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": backend})
+        other.dispose()
+        # The replica fallback (store/replicas.py) catches DBAPIError: a raw driver error would escape it.
+        with pytest.raises(DBAPIError), read_connection(engine) as connection:
+            connection.exec_driver_sql("SELECT 1")
+        with read_connection(engine) as connection:  # a fresh connection, not the dead one
+            assert connection.exec_driver_sql("SELECT 1").scalar() == 1
+    finally:
+        engine.dispose()

@@ -188,3 +188,16 @@ def test_a_nul_character_is_refused_at_the_boundary(service):
     # PostgreSQL cannot store NUL in text; refusing it everywhere keeps the backends alike.
     with pytest.raises(InvalidInput, match="NUL"):
         service.store("before\x00after")
+
+
+def test_a_page_of_hits_reads_each_memory_s_shown_fields_once_and_skips_missing_seqs(service):
+    stored = service.store("Use Redis for session storage", project="web", tags=["cache", "infra"],
+                           topic_key="sessions")
+    with service.engine.connect() as connection:
+        seq, created = connection.execute(text("SELECT seq, created_at FROM memory WHERE id = :id"),
+                                          {"id": stored.id}).one()
+    rows = service.repository.hit_rows([seq, seq, seq + 1000])
+    assert rows == {seq: repository.HitRow(stored.id, "note", "Use Redis for session storage", "web", created,
+                                           "sessions", ("cache", "infra"))}
+    assert service.repository.content_heads([seq + 1000, seq], 9) == {seq: "Use Redis"}
+    assert service.repository.hit_rows([]) == {} and service.repository.content_heads([], 9) == {}
