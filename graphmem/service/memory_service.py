@@ -73,9 +73,12 @@ class MemoryService:
     True
     """
 
-    def __init__(self, settings: Settings | None = None, *, extractor: ConceptExtractor | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, *, extractor: ConceptExtractor | None = None,
+                 preload_embedder: bool = True) -> None:
+        """Open the store; ``preload_embedder=False`` loads the embedding model on its first use instead of on a
+        thread from now (for a one-shot command that may never embed)."""
         self.settings = settings or Settings.load()
-        self.uow = UnitOfWork(self.settings, extractor=extractor)
+        self.uow = UnitOfWork(self.settings, extractor=extractor, preload_embedder=preload_embedder)
         self.clock = Clock()
         self.metrics = MetricsRecorder(self.uow.repository, self.settings.lifecycle.metrics_flush_s)
         self.recall = RecallEngine(self.uow)
