@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import networkx as nx
 import numpy as np
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -38,6 +37,9 @@ from graphmem.store.repository import StoredBatch
 from graphmem.store.semantic_index import Embedder, SemanticIndex
 from graphmem.store.visibility import MEMORY, VisibilityFilter, evaluate_visibility
 from nlp.normalize import fold_accents
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["CONCEPT", "MEMORY", "GraphProjection", "RelationEdge", "VisibilityFilter"]
 
@@ -578,6 +580,8 @@ class GraphProjection:
 
     def neighbourhood(self, start: list[int], depth: int, limit: int) -> nx.Graph[int]:
         """A networkx graph of the nodes within ``depth`` hops of ``start`` (at most ``limit`` nodes)."""
+        import networkx as nx  # only here: a process that never asks for a neighbourhood never imports it
+
         graph: nx.Graph[int] = nx.Graph()
         frontier = list(dict.fromkeys(start))
         seen = set(frontier)

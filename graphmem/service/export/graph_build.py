@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from graphmem.core.relations import RELATION_TYPES
@@ -23,6 +22,9 @@ from graphmem.service.export.scope import ExportScope, NodeSelection, check_scop
 from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.validation import parse_instant
 from graphmem.store.projection import CONCEPT, GraphProjection, VisibilityFilter
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["CONCEPT_PREFIX", "ExportGraph", "build_export_graph"]
 
@@ -61,6 +63,8 @@ def build_export_graph(recall: RecallEngine, scope: ExportScope) -> ExportGraph:
     memories = recall.repository.memories_by_seq(snapshot.memory_seqs.values())
     by_node = {node: memories[seq] for node, seq in snapshot.memory_seqs.items() if seq in memories}
     relations = _existing_at(recall.repository.relations_touching(m.id for m in by_node.values()), scope)
+    import networkx as nx  # here: graph_page uses this module's attributes and builds no networkx graph
+
     graph: nx.MultiDiGraph[str] = nx.MultiDiGraph(**scope.describe(), generator="graphmem")
     _add_nodes(graph, snapshot, by_node)
     ids = {node: _node_id(snapshot, node, by_node) for node in snapshot.selection.nodes.tolist()}

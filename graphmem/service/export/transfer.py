@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, TextIO
 
 from graphmem.errors import InvalidInput
 from graphmem.service.export.memory_file import is_memory_file_record, memory_file_problem
@@ -17,6 +15,9 @@ from graphmem.service.validation import META_MAX_DEPTH, check_json
 from graphmem.store import transfer
 from graphmem.store.changes import FACTS, MEMORIES, RELATIONS
 from graphmem.store.engine import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["ImportReport", "ParsedImport", "import_graph_records", "parse_import_lines", "write_jsonl",
            "write_node_link"]
@@ -129,6 +130,8 @@ def write_jsonl(engine: Any, stream: TextIO) -> int:
 
 def write_node_link(graph: nx.Graph[Any], stream: TextIO) -> None:
     """networkx node-link JSON of a graph."""
+    import networkx as nx  # here: the JSONL export and import, which every service loads, need none of it
+
     json.dump(nx.node_link_data(graph, edges="links"), stream, ensure_ascii=False, sort_keys=True, indent=1)
 
 
