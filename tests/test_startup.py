@@ -160,7 +160,8 @@ def test_the_tool_modules_import_no_part_of_the_service_that_opens_the_store():
 def test_the_commands_that_parse_no_text_load_neither_spacy_nor_the_embedding_model(tmp_path):
     # show / stats / sessions / export read rows and the graph: spaCy (1.6 s) and the embedder (0.35 s, on a thread
     # the process waited for at exit) are for text, and a command that parses none loads neither. networkx is for
-    # the commands that build a networkx graph (stats: communities; the graph formats of export), not the others.
+    # the commands that build a networkx graph (stats: communities; the graph formats of export), not the others;
+    # scipy's graph routines (scipy.sparse.csgraph, which loads scipy.linalg) for none of them on a small store.
     db = str(tmp_path / "memory.db")
     stored = subprocess.run([sys.executable, "-m", "graphmem.cli", "--db", db, "--create", "--json", "store",
                              "Canary deploys use the flamingo feature flag service"],
@@ -173,6 +174,6 @@ def test_the_commands_that_parse_no_text_load_neither_spacy_nor_the_embedding_mo
                 f"    status = main(['--db', {db!r}, *{command!r}])\n"
                 "embedder = [t.name for t in threading.enumerate() if t.name == 'graphmem-embedder']\n"
                 "print(json.dumps([status, 'spacy' in sys.modules, 'tokenizers' in sys.modules, embedder,\n"
-                "                  'networkx' in sys.modules]))")
+                "                  'networkx' in sys.modules, 'scipy.sparse.csgraph' in sys.modules]))")
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-        assert json.loads(done.stdout.splitlines()[-1]) == [0, False, False, [], networkx], command
+        assert json.loads(done.stdout.splitlines()[-1]) == [0, False, False, [], networkx, False], command
