@@ -99,18 +99,30 @@ class BackgroundEmbedder:
     ``embed`` waits for the load. If the load fails (a file that no longer matches its pin), every vector
     is zero, so the semantic leg finds nothing and recall is the keyword and graph ranking; ``problem``
     says why, and the warning is printed once.
+
+    With ``start=False`` the load begins on the first :meth:`embed` instead: a command that
+    never embeds (``graphmem show``, ``stats``, ``sessions``, ``export``) never pays for the model (0.35 s of
+    CPU under load, and an exit that waited for the thread; docs/benchmarks.md, section 7a).
     """
 
     dimensions = DIMENSIONS
 
-    def __init__(self, warn: Any) -> None:
+    def __init__(self, warn: Any, *, start: bool = True) -> None:
         self._loaded: StaticEmbedder | None = None
         self.problem: str | None = None
         self._warn = warn
         # Not a daemon: a daemon thread killed at exit inside the tokenizer's native code aborts the process
         # ("FATAL: exception not rethrown"), so a process that ends within the 0.3 s waits for the load.
         self._thread = threading.Thread(target=self._load, name="graphmem-embedder", daemon=False)
-        self._thread.start()
+        self._starting = threading.Lock()
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Begin the load, unless it has begun."""
+        with self._starting:
+            if self._thread.ident is None:
+                self._thread.start()
 
     def _load(self) -> None:
         try:
@@ -119,9 +131,12 @@ class BackgroundEmbedder:
             self.problem = str(missing)
 
     def ready(self) -> bool:
-        return not self._thread.is_alive()
+        """Whether the model has loaded (or failed to). Before the load has begun, no: new texts wait, and the
+        first read of a vector (:meth:`embed`) begins the load and embeds them."""
+        return self._thread.ident is not None and not self._thread.is_alive()
 
     def embed(self, texts: list[str]) -> Vectors:
+        self.start()
         self._thread.join()
         if self._loaded is None:
             self._warn(f"graphmem: semantic recall is off: {self.problem}")

@@ -7,10 +7,13 @@ wall time does.
 
     python scripts/bench_startup.py              # the rows alone
     python scripts/bench_startup.py --cli --baseline-tree /tmp/base   # the CLI rows, this tree and another in turns
+    python scripts/bench_startup.py --baseline-tree /tmp/base         # serve's initialize: this tree, another
+                                                                      # and the reference server in turns
 """
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import resource
@@ -23,8 +26,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+TREE = Path(__file__).resolve().parents[1]  # "this tree": the graphmem beside this script
 
-__all__ = ["bench_startup", "cli_rows", "help_seconds", "initialize_seconds"]
+__all__ = ["bench_startup", "cli_rows", "cli_versus", "compiled", "help_seconds", "initialize_seconds",
+           "serve_versus"]
 
 _INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -32,12 +37,28 @@ _INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 
 
 def _graphmem() -> list[str]:
-    return [sys.executable, "-m", "graphmem.cli"]
+    # -P: the working directory is not put on sys.path, so the tree measured is the one PYTHONPATH names
+    # (run from a checkout, ``-m`` imported that checkout's graphmem whatever --baseline-tree said)
+    return [sys.executable, "-P", "-m", "graphmem.cli"]
+
+
+def _env(tree: Path | None = None) -> dict[str, str]:
+    """The environment of a graphmem process importing ``tree`` (default: this tree)."""
+    return {**os.environ, "PYTHONPATH": str(tree or TREE)}
+
+
+def compiled(*trees: Path | None) -> None:
+    """Write the bytecode of each tree's packages, as ``pip install`` does. Without it, a process under
+    ``PYTHONDONTWRITEBYTECODE=1`` (set on this project's machines) or on a read-only checkout compiles every
+    graphmem module it imports, each time it starts: 0.25 s of CPU of a ``graphmem show`` at load 5."""
+    for tree in trees:
+        for package in ("graphmem", "nlp"):
+            compileall.compile_dir((tree or TREE) / package, quiet=1)
 
 
 def _wall(argv: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, check=True, capture_output=True, timeout=60)
+    subprocess.run(argv, check=True, capture_output=True, timeout=60, env=_env())
     return time.perf_counter() - start
 
 
@@ -53,7 +74,7 @@ def initialize_seconds(db: Path, timeout: float = 60.0, argv: list[str] | None =
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     server = subprocess.Popen(argv or [*_graphmem(), "--db", str(db), "--create", "serve"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env or {**os.environ})
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env or _env())
     try:
         assert server.stdin is not None and server.stdout is not None
         server.stdin.write((json.dumps(_INITIALIZE) + "\n").encode())
@@ -84,6 +105,37 @@ def _reference_initialize(scratch: Path) -> float | None:
     return initialize_seconds(scratch / "unused.db", argv=command, env=env)[0]
 
 
+def serve_versus(baseline: Path, runs: int = 5) -> list[str]:
+    """``serve``'s ``initialize`` on an empty store: this tree, ``baseline`` and the reference server taking turns
+    run by run (same load); median wall and server CPU seconds of each."""
+    compiled(None, baseline)
+    costs: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(runs):
+        for label, tree in (("this tree", None), ("baseline", baseline)):
+            with tempfile.TemporaryDirectory() as scratch:
+                costs.setdefault(label, []).append(initialize_seconds(Path(scratch) / "memory.db", env=_env(tree)))
+        with tempfile.TemporaryDirectory() as scratch:
+            reference = _reference_cost(Path(scratch))
+            if reference is not None:
+                costs.setdefault("reference", []).append(reference)
+    lines = ["| `serve` stdio initialize, empty store | wall / CPU (s, median) | runs |", "|---|---|---|"]
+    for label, measured in costs.items():
+        lines.append(f"| {label} | {statistics.median(w for w, _ in measured):.2f} / "
+                     f"{statistics.median(c for _, c in measured):.2f} | {len(measured)} |")
+    return lines
+
+
+def _reference_cost(scratch: Path) -> tuple[float, float] | None:
+    """The reference server's ``initialize`` wall and CPU seconds, or ``None`` without node and the package."""
+    from bench_mcp import reference_server
+
+    command = reference_server()
+    if command is None:
+        return None
+    env = {**os.environ, "MEMORY_FILE_PATH": str(scratch / "reference.jsonl")}
+    return initialize_seconds(scratch / "unused.db", argv=command, env=env)
+
+
 def _cli_seconds(db: Path, command: list[str]) -> float:
     return _wall([*_graphmem(), "--db", str(db), *command])
 
@@ -92,15 +144,15 @@ def _small_store(db: Path) -> str:
     """A store of three memories; returns one id (for ``show``)."""
     done = subprocess.run([*_graphmem(), "--db", str(db), "--create", "--json", "store",
                            "Canary deploys use the flamingo feature flag service"], check=True,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=_env())
     for text in ("The worker retries webhooks three times", "Sessions are kept in Redis for a day"):
-        subprocess.run([*_graphmem(), "--db", str(db), "store", text], check=True, capture_output=True)
+        subprocess.run([*_graphmem(), "--db", str(db), "store", text], check=True, capture_output=True, env=_env())
     return str(json.loads(done.stdout)["id"])
 
 
 def _cli_cost(db: Path, command: list[str], tree: Path | None) -> tuple[float, float]:
     """Wall and CPU seconds (user + system) of one CLI run; ``tree``: import graphmem from there instead."""
-    env = {**os.environ, "PYTHONPATH": str(tree)} if tree is not None else None
+    env = _env(tree)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([*_graphmem(), "--db", str(db), *command], check=True, capture_output=True, timeout=60, env=env)
@@ -112,6 +164,7 @@ def _cli_cost(db: Path, command: list[str], tree: Path | None) -> tuple[float, f
 def cli_versus(baseline: Path, runs: int = 5) -> list[str]:
     """The CLI commands that parse no text, this tree and ``baseline`` taking turns run by run (same load):
     median wall and CPU seconds of each."""
+    compiled(None, baseline)
     with tempfile.TemporaryDirectory() as scratch:
         db = Path(scratch) / "small.db"
         memory_id = _small_store(db)
@@ -132,6 +185,7 @@ def cli_versus(baseline: Path, runs: int = 5) -> list[str]:
 
 def cli_rows(runs: int = 5) -> list[tuple[str, str, str]]:
     """Wall time of the CLI commands that parse no text, on a small store (median of ``runs``)."""
+    compiled(None)
     with tempfile.TemporaryDirectory() as scratch:
         db = Path(scratch) / "small.db"
         memory_id = _small_store(db)
@@ -145,6 +199,7 @@ def cli_rows(runs: int = 5) -> list[tuple[str, str, str]]:
 def bench_startup(runs: int = 5) -> list[tuple[str, str, str]]:
     """The start-up rows: (measure, graphmem, baseline from the same run). The graphmem and reference
     servers start in turns, so both meet the same load."""
+    compiled(None)
     floor = statistics.median(_wall([sys.executable, "-c", "pass"]) for _ in range(runs))
     walls, cpus, reference = [], [], []
     for _ in range(runs):
@@ -170,11 +225,13 @@ if __name__ == "__main__":
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cli", action="store_true", help="only the CLI commands that parse no text")
-    parser.add_argument("--baseline-tree", type=Path, help="with --cli: also run this tree's graphmem, in turns")
+    parser.add_argument("--baseline-tree", type=Path, help="also run this tree's graphmem, in turns")
     parser.add_argument("--runs", type=int, default=5)
     options = parser.parse_args()
     if options.cli and options.baseline_tree:
         print("\n".join(cli_versus(options.baseline_tree, options.runs)))
+    elif options.baseline_tree:
+        print("\n".join(serve_versus(options.baseline_tree, options.runs)))
     else:
         for row in (cli_rows(options.runs) if options.cli else bench_startup(options.runs)):
             print(" | ".join(row))

@@ -11,6 +11,10 @@ import subprocess
 import sys
 
 HEAVY = ("spacy", "scipy", "sqlalchemy", "sqlmodel", "mcp", "networkx", "numpy", "graphmem.service")
+# What opening the service loads (its use cases, the store, the graph and text libraries): the MCP server answers
+# initialize and tools/list without any of it.
+SERVICE = ("graphmem.service.memory_service", "graphmem.store", "nlp", "spacy", "scipy", "sqlalchemy", "sqlmodel",
+           "networkx", "numpy")
 
 
 def _loaded_after(code: str) -> list[str]:
@@ -119,3 +123,57 @@ def test_a_dialect_profile_loads_its_dialect_when_asked_for():
     names, kyew, resources, tam = json.loads(done.stdout.splitlines()[-1])
     assert names == ["core", "full", "kyew", "tam", "reference", "cortexgraph", "kirograph"]
     assert kyew and resources == 1 and not tam
+
+
+def test_the_server_answers_initialize_and_lists_its_tools_before_importing_the_service(tmp_path):
+    # An agent client waits for initialize at every session start: the service (3 s of imports and opening under
+    # load) opens on a thread after the server starts; here that thread is held until the tools are listed.
+    db = str(tmp_path / "memory.db")
+    code = (f"import json, sys, threading, anyio\nfrom mcp import Client\n"
+            f"from graphmem.settings import Settings\nfrom graphmem.server import build_server\n"
+            f"gate = threading.Event()\nloaded = []\n"
+            f"def open_service(settings):\n"
+            f"    gate.wait()\n    from graphmem.service import MemoryService\n    return MemoryService(settings)\n"
+            f"async def main():\n"
+            f"    server = build_server(Settings.load(environ={{}}, db={db!r}), tools='full',\n"
+            f"                          open_service=open_service)\n"
+            f"    async with Client(server) as client:\n"
+            f"        tools = (await client.list_tools()).tools\n"
+            f"        loaded.extend(m for m in {list(SERVICE)!r} if m in sys.modules)\n"
+            f"        gate.set()\n"
+            f"        assert not (await client.call_tool('memory_status', {{}})).is_error\n"
+            f"    print(json.dumps([len(tools), loaded]))\n"
+            f"anyio.run(main)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    tools, loaded = json.loads(done.stdout.splitlines()[-1])
+    assert tools > 20 and loaded == []
+
+
+def test_the_tool_modules_import_no_part_of_the_service_that_opens_the_store():
+    code = ("import graphmem.server.app, graphmem.server.opening, graphmem.server.profiles\n"
+            "from graphmem.server.profiles import FULL")
+    probe = (f"import sys, json\n{code}\nprint(json.dumps([m for m in {list(SERVICE)!r} if m in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+def test_the_commands_that_parse_no_text_load_neither_spacy_nor_the_embedding_model(tmp_path):
+    # show / stats / sessions / export read rows and the graph: spaCy (1.6 s) and the embedder (0.35 s, on a thread
+    # the process waited for at exit) are for text, and a command that parses none loads neither. networkx is for
+    # the commands that build a networkx graph (stats: communities; the graph formats of export), not the others;
+    # scipy's graph routines (scipy.sparse.csgraph, which loads scipy.linalg) for none of them on a small store.
+    db = str(tmp_path / "memory.db")
+    stored = subprocess.run([sys.executable, "-m", "graphmem.cli", "--db", db, "--create", "--json", "store",
+                             "Canary deploys use the flamingo feature flag service"],
+                            capture_output=True, text=True, timeout=120, check=True)
+    memory_id = json.loads(stored.stdout)["id"]
+    for command, networkx in ((["show", memory_id], False), (["stats"], True), (["sessions"], False),
+                              (["export"], False), (["export", "--format", "node-link"], True)):
+        code = ("import contextlib, io, json, sys, threading\nfrom graphmem.cli import main\n"
+                "with contextlib.redirect_stdout(io.StringIO()):\n"
+                f"    status = main(['--db', {db!r}, *{command!r}])\n"
+                "embedder = [t.name for t in threading.enumerate() if t.name == 'graphmem-embedder']\n"
+                "print(json.dumps([status, 'spacy' in sys.modules, 'tokenizers' in sys.modules, embedder,\n"
+                "                  'networkx' in sys.modules, 'scipy.sparse.csgraph' in sys.modules]))")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+        assert json.loads(done.stdout.splitlines()[-1]) == [0, False, False, [], networkx, False], command

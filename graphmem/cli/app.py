@@ -85,11 +85,14 @@ def settings_for(args: argparse.Namespace, *, create: bool = False) -> Any:
     return settings
 
 
-def open_service(args: argparse.Namespace, *, create: bool = False) -> Any:
-    """The ``MemoryService`` over this call's store; closed at exit, so one-shot commands keep their metrics."""
+def open_service(args: argparse.Namespace, *, create: bool = False, embeds: bool = True) -> Any:
+    """The ``MemoryService`` over this call's store; closed at exit, so one-shot commands keep their metrics.
+
+    ``embeds=False``: the command parses and embeds no text, so the embedding model loads only if something
+    asks for it after all (it otherwise starts loading at open, on a thread the process waits for at exit)."""
     from graphmem.service import MemoryService
 
-    service = MemoryService(settings_for(args, create=create))
+    service = MemoryService(settings_for(args, create=create), preload_embedder=embeds)
     resume_collector()
     atexit.register(service.close)  # one-shot commands still persist their metrics (docs/lifecycle.md)
     return service
@@ -121,9 +124,10 @@ def plain(value: Any) -> Any:
     return value
 
 
-def run_closing(args: argparse.Namespace, call: Callable[[Any], Any], render: Callable[[Any], str]) -> None:
+def run_closing(args: argparse.Namespace, call: Callable[[Any], Any], render: Callable[[Any], str], *,
+                embeds: bool = True) -> None:
     """Open the service, ``emit`` what ``call(service)`` returns, and close the service (flushing its metrics)."""
-    service = open_service(args)
+    service = open_service(args, embeds=embeds)
     try:
         emit(args, call(service), render)
     finally:

@@ -40,7 +40,7 @@ _LEGIBLE_NODES = 1_500
 
 def cmd_export(args: argparse.Namespace) -> None:
     """Export the store (lossless JSONL) or the graph: node-link, GraphML, GEXF, Cypher, CSV, DOT or HTML."""
-    service = open_service(args)
+    service = open_service(args, embeds=args.query is not None)  # a query's subgraph is an associate
     scope = _export_scope(args)
     if args.format == "csv":
         paths = service.exports.write_csv(Path(args.output), scope)
@@ -82,7 +82,7 @@ def cmd_stats(args: argparse.Namespace) -> None:
     """Counts by kind, degree distribution, top concepts, components, orphans and communities."""
     from graphmem.service.export.stats import render_stats
 
-    emit(args, open_service(args).status(), render_stats)
+    emit(args, open_service(args, embeds=False).status(), render_stats)
 
 
 COMMANDS: Commands = {

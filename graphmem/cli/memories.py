@@ -26,7 +26,7 @@ def cmd_store(args: argparse.Namespace) -> None:
 
 def cmd_show(args: argparse.Namespace) -> None:
     """Show one memory by id or topic key: its full text, fields, concepts and relations."""
-    result = open_service(args).open([args.ref])
+    result = open_service(args, embeds=False).open([args.ref])
     if not result.memories:
         raise NotFound("memory id or topic key", args.ref)
     emit(args, result, _render_show)

@@ -15,7 +15,7 @@ __all__ = ["COMMANDS", "add_arguments"]
 def cmd_sessions(args: argparse.Namespace) -> None:
     """The timeline: recent sessions with their observations (ids) and saved prompts."""
     run_closing(args, lambda s: s.sessions.timeline(args.limit, args.session, args.project),
-         render_sessions)
+                render_sessions, embeds=False)
 
 
 def render_sessions(report: Any) -> str:

@@ -71,20 +71,32 @@ def cmd_serve(args: argparse.Namespace) -> None:
         from graphmem.server.unavailable import build_unavailable_server
 
         profile = args.tools or settings.tools
-        server = build_server(settings, tools=profile) if missing is None else build_unavailable_server(
-            missing, tools=profile)
+        server = build_server(settings, tools=profile, open_service=_open_then_collect) if missing is None else (
+            build_unavailable_server(missing, tools=profile))
         if args.transport == "http":  # built once the address and token passed their checks
             print(f"graphmem: serving MCP over streamable HTTP at http://{args.host}:{args.port}/mcp",
                   file=sys.stderr)
         else:  # stdio: the store line is all a client's log shows; failed calls reach the client as tool errors
             logging.getLogger("mcp.server.mcpserver").setLevel(logging.WARNING)
-        resume_collector()  # the server's modules are imported: serving collects garbage as usual
+        if missing is not None:
+            resume_collector()  # nothing more to import: serving collects garbage as usual
         return server
 
     if args.transport == "stdio":
         serve_stdio(build())
     else:  # the bind address and token are checked before the server is built
         serve_http(build, settings.http, args.host, args.port, allow_remote=args.allow_remote)
+
+
+def _open_then_collect(settings: Any) -> Any:
+    """The server's service, opened on the server's opening thread (graphmem/server/opening.py); the collector,
+    paused since start-up, is on again once the service's modules are imported and its store is open."""
+    from graphmem.service import MemoryService
+
+    try:
+        return MemoryService(settings)
+    finally:
+        resume_collector()
 
 
 def cmd_demo(args: argparse.Namespace) -> None:

@@ -1,14 +1,17 @@
 """The composition root of the MCP server: ``build_server(settings, tools=PROFILE) -> MCPServer``.
 
-The service is built once in a typed lifespan and shared by every tool call of the process.
+The service is built once per process, by a typed lifespan that starts opening it on a thread and yields at once
+(:mod:`graphmem.server.opening`): the SDK answers ``initialize`` and ``tools/list`` from the tool definitions
+alone, and calls that need the service wait for it. This module and the tool modules import no part of the
+service that loads the store (SQLAlchemy, numpy, scipy, networkx, spaCy); ``tests/test_startup.py`` checks it.
 Nothing registers itself at import time: the profile's tools are added here, by name.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -23,11 +26,14 @@ from graphmem.server.connection_sessions import add_connection_sessions
 from graphmem.server.context import AppContext
 from graphmem.server.default_project import add_default_project
 from graphmem.server.export import GraphChangeNotifier, register_resources, write_tools
+from graphmem.server.opening import ServiceGate, ServiceOpening
 from graphmem.server.profiles import hidden_parameters, resources_of, tools_of
 from graphmem.server.schema import compact_schema, without
-from graphmem.service import MemoryService
 from graphmem.service.cancellation import CallBudget, budget
 from graphmem.settings import Settings
+
+if TYPE_CHECKING:
+    from graphmem.service import MemoryService
 
 __all__ = ["AppContext", "GraphmemServer", "build_server"]
 
@@ -114,28 +120,32 @@ async def _cancelling(call: CallBudget, work: Awaitable[Any]) -> Any:
     return result
 
 
-def build_server(settings: Settings, *, tools: str | None = None,
-                 service: MemoryService | None = None) -> MCPServer[AppContext]:
-    """Build the MCP server with the tools of profile ``tools`` (default ``settings.tools``);
-    ``service`` lets tests share an already-open service."""
+def build_server(settings: Settings, *, tools: str | None = None, service: MemoryService | None = None,
+                 open_service: Callable[[Settings], MemoryService] | None = None) -> MCPServer[AppContext]:
+    """Build the MCP server with the tools of profile ``tools`` (default ``settings.tools``).
+
+    The running server opens its service with ``open_service(settings)`` (default: ``MemoryService(settings)``)
+    on a thread, and closes it when it stops; ``service`` lets tests share an already-open service instead."""
     profile = tools or settings.tools
     try:
         table = tools_of(profile)
     except ValueError as error:
         raise InvalidInput(str(error)) from error
-    live: list[MemoryService] = []
+    live: list[ServiceOpening] = []
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
-        owned = service is None
-        memory = service or MemoryService(settings)
-        live.append(memory)
+        opening = ServiceOpening.of(service) if service is not None else ServiceOpening(
+            lambda: (open_service or _memory_service)(settings))
+        if service is None:
+            opening.start()
+        live.append(opening)
         try:
-            yield AppContext(service=memory)
+            yield AppContext(opening=opening)
         finally:
-            live.remove(memory)
-            if owned:
-                memory.close()
+            live.remove(opening)
+            if service is None:
+                opening.close()  # waits for an opening still under way, as the process ends
 
     instructions = INSTRUCTIONS if profile in {"core", "full"} else None
     bus = InMemorySubscriptionBus()  # ours, so the change notifier publishes on it without SDK internals
@@ -146,13 +156,20 @@ def build_server(settings: Settings, *, tools: str | None = None,
     for name, (function, hints) in table.items():
         summary = " ".join((function.__doc__ or "").split())  # no docstring indentation on the wire
         server.add_tool(function, name=name, description=summary, annotations=hints)
-    register_resources(server, lambda: live[-1])
+    register_resources(server, lambda: live[-1].service)
     seed_uris = tuple(uri for register_seed_resources in resources_of(profile)
-                      for uri in register_seed_resources(server, lambda: live[-1]))
+                      for uri in register_seed_resources(server, lambda: live[-1].service))
+    server.middleware.append(ServiceGate())  # first: the middleware after it reads the service
     server.middleware.append(GraphChangeNotifier(server, bus, write_tools(table), also=seed_uris))
     add_default_project(server, table, profile, settings.project)  # before the next: it reads the project
     add_connection_sessions(server, table, profile)
     return server
+
+
+def _memory_service(settings: Settings) -> MemoryService:
+    from graphmem.service import MemoryService  # here, on the opening thread: the import is most of the opening
+
+    return MemoryService(settings)
 
 
 def _version() -> str:

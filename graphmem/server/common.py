@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
@@ -15,7 +15,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from graphmem.errors import GraphmemError
 from graphmem.server.context import AppContext
-from graphmem.service import MemoryService
+
+if TYPE_CHECKING:
+    from graphmem.service import MemoryService
 
 __all__ = [
     "DESTRUCTIVE", "DESTRUCTIVE_EACH_TIME", "READ_ONLY", "REVERSIBLE", "WRITE", "Detail", "Instant", "Kind",

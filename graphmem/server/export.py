@@ -8,7 +8,7 @@ import dataclasses
 import json
 import logging
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
@@ -27,8 +27,9 @@ from graphmem.server.models.export import GraphExportOut
 from graphmem.server.models.lifecycle import LifecycleItemOut
 from graphmem.server.models.memories import MemoryOut, RelationOut
 from graphmem.server.subscriptions import ResourceSubscriptions
-from graphmem.service import MemoryService
-from graphmem.service.export import ExportScope
+
+if TYPE_CHECKING:
+    from graphmem.service import MemoryService
 
 __all__ = ["GRAPH_URI", "MEMORY_URI", "RECENT_URI", "TOOLS", "GraphChangeNotifier", "register_resources", "write_tools"]
 
@@ -60,6 +61,8 @@ def memory_export(
     """Export the memory graph (or one project, a time slice, or a query's subgraph) as nodes and typed,
     weighted edges, a page at a time. For files (GraphML, GEXF, Cypher, CSV, DOT, HTML) use the CLI:
     graphmem export --format ..."""
+    from graphmem.service.export.scope import ExportScope  # loaded with the service, not with the tool list
+
     scope = ExportScope(project=project, as_of=as_of, query=query, hops=hops, max_results=max_results,
                         outcome=outcome, task_type=task_type, tools_used=tuple(tools_used or ()))
     with tool_errors():
@@ -77,6 +80,8 @@ def _compact(body: Any) -> str:
 def graph_body(service: MemoryService, query: str | None = None, project: str | None = None, offset: int = 0,
                limit: int = PAGE_NODES) -> str:
     """Statistics and one page of the graph, compact JSON; follow ``page.next_offset``."""
+    from graphmem.service.export.scope import ExportScope
+
     try:
         page = service.exports.page(ExportScope(project=project, query=query), offset, min(limit, 200),
                                     PAGE_TEXT_CHARS)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
@@ -39,12 +39,16 @@ from graphmem.server.models.recall import (
     SkillHitOut,
     StatusOut,
 )
-from graphmem.service.recall.relevance import DEFAULT_MIN_RELEVANCE
-from graphmem.service.recall.results import AssociateResult, NotedAssociateResult, NotedSearchResult, SearchResult
 
-__all__ = ["TOOLS", "associate_out", "noted", "search_out"]
+if TYPE_CHECKING:  # the recall results load with the service (numpy, the projection), not with the tool list
+    from graphmem.service.recall.results import AssociateResult, NotedAssociateResult, NotedSearchResult, SearchResult
 
-_Noted = TypeVar("_Noted", NotedSearchResult, NotedAssociateResult)
+__all__ = ["DEFAULT_MIN_RELEVANCE", "TOOLS", "associate_out", "noted", "search_out"]
+
+_Noted = TypeVar("_Noted", "NotedSearchResult", "NotedAssociateResult")
+# The schema's default of min_relevance: the recall service's DEFAULT_MIN_RELEVANCE (service/recall/relevance.py),
+# which imports numpy and the projection; a test checks that the two agree.
+DEFAULT_MIN_RELEVANCE = 0.005
 
 Ctx = Context[AppContext, Any]
 _COMPACT_CONCEPTS = 3  # the strongest few say why it matched; detail="full" lists them all
@@ -61,6 +65,8 @@ MinRelevance = Annotated[float, Field(ge=0.0, le=1.0, description="Hide hits bel
 def search_out(result: SearchResult, detail: str) -> SearchOut:
     """The search result as the tool returns it, with the notes the search read (``notes=True``, the
     one call the standard tool and the dialects make)."""
+    from graphmem.service.recall.results import NotedSearchResult
+
     result = noted(result, NotedSearchResult)
     cuts = Cuts(len(result.hits))
     hits = []
@@ -83,6 +89,8 @@ def search_out(result: SearchResult, detail: str) -> SearchOut:
 def associate_out(result: AssociateResult, detail: str) -> AssociateOut:
     """The associate result with its notes (``notes=True``); in composition mode ``memories`` holds the
     sources (once, in plan order) and the composition names them by id."""
+    from graphmem.service.recall.results import NotedAssociateResult
+
     result = noted(result, NotedAssociateResult)
     memories = list(result.memories)
     if result.composition is not None:

@@ -36,7 +36,6 @@ from graphmem.service.memories.writes import MemoryWrites, Progress
 from graphmem.service.metrics import MetricsRecorder, measured
 from graphmem.service.recall.decay_weights import decay_params
 from graphmem.service.recall.engine import RecallEngine
-from graphmem.service.recall.graph_view import graph_page
 from graphmem.service.recall.relevance import DEFAULT_MIN_RELEVANCE
 from graphmem.service.recall.results import AssociateResult, GraphView, SearchResult
 from graphmem.service.recall.service import RecallService
@@ -73,9 +72,12 @@ class MemoryService:
     True
     """
 
-    def __init__(self, settings: Settings | None = None, *, extractor: ConceptExtractor | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, *, extractor: ConceptExtractor | None = None,
+                 preload_embedder: bool = True) -> None:
+        """Open the store; ``preload_embedder=False`` loads the embedding model on its first use instead of on a
+        thread from now (for a one-shot command that may never embed)."""
         self.settings = settings or Settings.load()
-        self.uow = UnitOfWork(self.settings, extractor=extractor)
+        self.uow = UnitOfWork(self.settings, extractor=extractor, preload_embedder=preload_embedder)
         self.clock = Clock()
         self.metrics = MetricsRecorder(self.uow.repository, self.settings.lifecycle.metrics_flush_s)
         self.recall = RecallEngine(self.uow)
@@ -210,6 +212,8 @@ class MemoryService:
         projection = self.uow.fresh()
         if node is not None and not node.startswith("concept:") and node not in projection.memory_nodes:
             node = self.resolve([node], strict=False).get(node, node)
+        from graphmem.service.recall.graph_view import graph_page  # networkx: only the graph view builds one
+
         return graph_page(projection, self.repository, center=node, depth=depth,
                           view=self.recall_service.view(project, None, None, as_of, False), now_ms=self.clock.now_ms(),
                           offset=offset, limit=limit)

@@ -100,7 +100,8 @@ class Write:
 class UnitOfWork:
     """Engine, repository, projection, extractor, settings and the write lock, for one process."""
 
-    def __init__(self, settings: Settings, *, extractor: ConceptExtractor | None = None) -> None:
+    def __init__(self, settings: Settings, *, extractor: ConceptExtractor | None = None,
+                 preload_embedder: bool = True) -> None:
         self.settings = settings
         self.engine = open_engine(settings.db)  # the primary: every write, and reads without a replica
         try:
@@ -110,7 +111,7 @@ class UnitOfWork:
             raise
         self.repository = Repository(self.engine, self._reader if settings.replica_db else None)
         self.extractor = extractor or ConceptExtractor(settings.nlp_model)
-        embedder = _embedder(settings)
+        embedder = _embedder(settings, preload_embedder)
         self._projection = GraphProjection(settings.activation, settings.semantic, embedder)
         self.pool: ProjectionPool | None = None
         self._selected: ContextVar[GraphProjection | None] = ContextVar("projection", default=None)
@@ -276,9 +277,10 @@ class UnitOfWork:
         self._seen = write.generation
 
 
-def _embedder(settings: Settings) -> Embedder | None:
+def _embedder(settings: Settings, preload: bool) -> Embedder | None:
     """The static embedding model when the semantic signal is on; without its package, recall is keyword- and
-    graph-only, as before the semantic leg, and stderr says why once."""
+    graph-only, as before the semantic leg, and stderr says why once. ``preload``: begin loading it now, on a
+    thread; else on its first use."""
     if not settings.semantic.enabled:
         return None
     try:
@@ -286,7 +288,7 @@ def _embedder(settings: Settings) -> Embedder | None:
     except EmbeddingUnavailable as missing:
         _warn_once(f"graphmem: semantic recall is off: {missing}")
         return None
-    return BackgroundEmbedder(_warn_once)
+    return BackgroundEmbedder(_warn_once, start=preload)
 
 
 _WARNED: set[str] = set()

@@ -599,7 +599,7 @@ class GraphProjection:
 
     def neighbourhood(self, start: list[int], depth: int, limit: int) -> nx.Graph[int]:
         """A networkx graph of the nodes within ``depth`` hops of ``start`` (at most ``limit`` nodes)."""
-        import networkx as nx
+        import networkx as nx  # only here: a process that never asks for a neighbourhood never imports it
 
         graph: nx.Graph[int] = nx.Graph()
         frontier = list(dict.fromkeys(start))

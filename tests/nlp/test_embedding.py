@@ -63,3 +63,11 @@ def test_the_tokenizer_without_its_word_cache_gives_the_tokens_a_cached_one_give
     for text in texts * 2:  # the second pass reads the cached tokenizer's cache
         assert load_embedder().tokenizer.encode(text, add_special_tokens=False).ids == cached.encode(
             text, add_special_tokens=False).ids
+
+
+def test_a_loader_not_started_loads_on_its_first_embed_and_texts_wait_until_then():
+    loader = embedding.BackgroundEmbedder(print, start=False)
+    assert not loader.ready()  # not loading: new texts wait (semantic_index defers them) and nothing loads
+    assert loader._thread.ident is None  # no thread started: the process never waits for one at exit
+    np.testing.assert_array_equal(loader.embed(["roll back"]), load_embedder().embed(["roll back"]))
+    assert loader.ready()

@@ -82,3 +82,12 @@ async def test_a_query_nothing_answers_scores_lower_than_one_the_store_answers(c
     answered = (await call(client, "memory_search", query="Kubernetes upgrades maintenance window"))["hits"]
     unanswered = (await call(client, "memory_search", query="sourdough starter hydration", min_relevance=0.0))
     assert answered and answered[0]["relevance"] > max((h["relevance"] for h in unanswered["hits"]), default=0.0)
+
+
+def test_the_tools_default_min_relevance_is_the_recall_services():
+    # The tool module keeps its own copy, so that listing the tools imports no part of recall (numpy, the
+    # projection): a call that leaves min_relevance out must still get the service's default.
+    from graphmem.server import recall as tools
+    from graphmem.service.recall import relevance
+
+    assert tools.DEFAULT_MIN_RELEVANCE == relevance.DEFAULT_MIN_RELEVANCE

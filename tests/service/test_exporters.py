@@ -321,3 +321,13 @@ def test_stats_text_names_each_edge_count_for_what_it_counts():
     text = render_stats({"mentions": 6, "concept_edges": 4, "relations": 1, "graph_nodes": 9, "graph_edges": 14})
     assert text.splitlines() == ["mentions: 6", "co-occurrence rows: 4", "relations: 1", "graph nodes: 9",
                                  "graph matrix entries (each edge both ways): 14"]
+
+
+def test_the_components_are_the_same_counted_by_networkx_below_the_community_limit_and_by_scipy_above(service, graph):
+    from graphmem.service.export.stats import graph_stats
+
+    service.store("!!! ...")  # an orphan: a component of its own
+    walked = graph_stats(service.projection)
+    counted = graph_stats(service.projection, community_limit=1)
+    assert "skipped" in counted.communities and "skipped" not in walked.communities
+    assert walked.components == counted.components and walked.components["count"] >= 2

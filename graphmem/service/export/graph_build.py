@@ -63,7 +63,7 @@ def build_export_graph(recall: RecallEngine, scope: ExportScope) -> ExportGraph:
     memories = recall.repository.memories_by_seq(snapshot.memory_seqs.values())
     by_node = {node: memories[seq] for node, seq in snapshot.memory_seqs.items() if seq in memories}
     relations = _existing_at(recall.repository.relations_touching(m.id for m in by_node.values()), scope)
-    import networkx as nx
+    import networkx as nx  # here: graph_page uses this module's attributes and builds no networkx graph
 
     graph: nx.MultiDiGraph[str] = nx.MultiDiGraph(**scope.describe(), generator="graphmem")
     _add_nodes(graph, snapshot, by_node)

@@ -6,16 +6,14 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from graphmem.errors import InvalidInput
-from graphmem.service.export import writers
 from graphmem.service.export.graph_build import ExportGraph, build_export_graph
 from graphmem.service.export.graph_page import GraphPage, export_page
 from graphmem.service.export.html_view import render_html
 from graphmem.service.export.memory_file import SOURCE, NumberedRecord, plan_memory_file
 from graphmem.service.export.scope import ExportScope
-from graphmem.service.export.stats import GraphStats, graph_stats
 from graphmem.service.export.transfer import ImportReport
 from graphmem.service.memories.drafts import build_drafts
 from graphmem.service.recall.engine import RecallEngine
@@ -24,12 +22,17 @@ from graphmem.service.validation import check_choice, check_count
 from graphmem.store.changes import RELATIONS
 from graphmem.store.linked_writes import add_memories_linked
 
+if TYPE_CHECKING:
+    from graphmem.service.export.stats import GraphStats
+
 __all__ = ["GRAPH_FORMATS", "ExportService", "GraphPage"]
 
 # jsonl (the lossless backup) is MemoryService.export_jsonl; these are views of the graph.
 GRAPH_FORMATS = ("node-link", "graphml", "gexf", "cypher", "csv", "dot", "html")
-_TEXT_WRITERS = {"node-link": writers.write_node_link, "graphml": writers.write_graphml,
-                 "gexf": writers.write_gexf, "cypher": writers.write_cypher, "dot": writers.write_dot}
+# The writers and the statistics import networkx (and stats scipy's graph routines) where they are used: every
+# service imports this module, and a command that reads rows (show, sessions, the JSONL export) needs neither.
+_TEXT_WRITERS = {"node-link": "write_node_link", "graphml": "write_graphml", "gexf": "write_gexf",
+                 "cypher": "write_cypher", "dot": "write_dot"}
 
 
 class ExportService:
@@ -52,7 +55,9 @@ class ExportService:
         if fmt == "html":
             stream.write(render_html(export))
         else:
-            _TEXT_WRITERS[fmt](export.graph, stream)
+            from graphmem.service.export import writers
+
+            getattr(writers, _TEXT_WRITERS[fmt])(export.graph, stream)
         return export
 
     def write_csv(self, directory: Path, scope: ExportScope | None = None) -> tuple[Path, Path]:
@@ -60,6 +65,8 @@ class ExportService:
         if directory.exists() and not directory.is_dir():
             raise InvalidInput(f"csv export writes nodes.csv and edges.csv into a directory; "
                                f"{directory} is a file")
+        from graphmem.service.export import writers
+
         return writers.write_csv(self.graph(scope).graph, directory)
 
     def page(self, scope: ExportScope | None = None, offset: int = 0, limit: int = 200,
@@ -83,6 +90,8 @@ class ExportService:
             adjacency = projection.graph.adjacency()
             signature = (id(projection), adjacency.shape[0], adjacency.nnz, float(adjacency.data.sum()))
         if self._stats is None or self._stats[0] != signature:
+            from graphmem.service.export.stats import graph_stats
+
             self._stats = (signature, graph_stats(projection))
         return self._stats[1]
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from graphmem.store.projection import CONCEPT, GraphProjection
+
+if TYPE_CHECKING:  # imported where a graph is built: networkx is 11 MiB of every server's fixed cost
+    import networkx as nx
 
 __all__ = ["COMMUNITY_SEED", "GraphStats", "graph_stats", "render_stats"]
 
@@ -55,14 +58,19 @@ def graph_stats(projection: GraphProjection, community_limit: int = 20_000) -> G
     undirected.eliminate_zeros()
     degree = np.diff(undirected.indptr)
     is_concept = types == CONCEPT
+    graph = None
+    if 0 < len(types) <= community_limit:
+        import networkx as nx  # here, not at import: 11 MiB of every server's fixed cost
+
+        graph = nx.from_scipy_sparse_array(undirected)
     return GraphStats(
         nodes=len(types), edges=int(undirected.nnz // 2), memories=int((~is_concept).sum()),
         concepts=int(is_concept.sum()), concept_kinds=dict(sorted(concept_kinds.items())),
         edge_families=_edge_families(undirected, is_concept, dict(projection.semantic.edge_counts)),
         degree=_degree_summary(degree),
         top_concepts=_top_concepts(names, df, degree, is_concept),
-        components=_components(undirected), orphans=_orphans(names, degree, is_concept),
-        communities=_communities(undirected, names, df, is_concept, community_limit))
+        components=_components(undirected, graph), orphans=_orphans(names, degree, is_concept),
+        communities=_communities(graph, len(types), names, df, is_concept, community_limit))
 
 
 def _edge_families(undirected: sp.csr_array, is_concept: np.ndarray, semantic: dict[str, int]) -> dict[str, int]:
@@ -98,16 +106,23 @@ def _top_concepts(names: list[str], df: np.ndarray, degree: np.ndarray, is_conce
     return [{"concept": names[n], "memories": int(df[n]), "degree": int(degree[n])} for n in order.tolist()]
 
 
-def _components(undirected: sp.csr_array) -> dict[str, Any]:
+def _components(undirected: sp.csr_array, graph: nx.Graph[int] | None) -> dict[str, Any]:
+    """Connected components: a walk of the communities' networkx graph when there is one (up to
+    ``community_limit`` nodes, milliseconds); scipy's C routine above it."""
     if undirected.shape[0] == 0:
         return {"count": 0, "largest": 0, "sizes": []}
-    # Imported here: scipy.sparse.csgraph pulls in scipy.sparse.linalg and scipy.linalg (about 50 ms), and
-    # every process that builds the service imports this module, the MCP server before its first answer.
-    from scipy.sparse.csgraph import connected_components
+    if graph is not None:
+        import networkx as nx  # loaded already: the communities' graph is one
 
-    count, labels = connected_components(undirected, directed=False)
-    sizes = sorted(np.bincount(labels).tolist(), reverse=True)
-    return {"count": int(count), "largest": sizes[0], "sizes": sizes[:_TOP]}
+        # scipy.sparse.csgraph imports scipy.sparse.linalg and scipy.linalg: 50 ms on a quiet machine, 0.2-0.4 s
+        # of CPU under load, most of what `graphmem stats` on a small store spent past the service's own imports.
+        sizes = sorted((len(component) for component in nx.connected_components(graph)), reverse=True)
+    else:
+        from scipy.sparse.csgraph import connected_components
+
+        _, labels = connected_components(undirected, directed=False)
+        sizes = sorted(np.bincount(labels).tolist(), reverse=True)
+    return {"count": len(sizes), "largest": sizes[0], "sizes": sizes[:_TOP]}
 
 
 def _orphans(names: list[str], degree: np.ndarray, is_concept: np.ndarray) -> dict[str, Any]:
@@ -117,17 +132,15 @@ def _orphans(names: list[str], degree: np.ndarray, is_concept: np.ndarray) -> di
             "concepts": int((is_concept & (degree == 0)).sum())}
 
 
-def _communities(undirected: sp.csr_array, names: list[str], df: np.ndarray, is_concept: np.ndarray,
+def _communities(graph: nx.Graph[int] | None, n: int, names: list[str], df: np.ndarray, is_concept: np.ndarray,
                  limit: int) -> dict[str, Any]:
-    n = undirected.shape[0]
     if n == 0:
         return {"method": "louvain", "count": 0, "largest": []}
-    if n > limit:
+    if graph is None:
         return {"method": "louvain", "skipped": f"graph has {n:,} nodes (limit {limit:,}); "
                                                 "export it and use a dedicated tool"}
     import networkx as nx  # here, not at import: 11 MiB of every server's fixed cost
 
-    graph = nx.from_scipy_sparse_array(undirected)
     communities = nx.community.louvain_communities(graph, weight="weight", seed=COMMUNITY_SEED)
     found = sorted((sorted(c) for c in communities), key=lambda c: (-len(c), c[0]))
     largest = []

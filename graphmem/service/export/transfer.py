@@ -130,7 +130,7 @@ def write_jsonl(engine: Any, stream: TextIO) -> int:
 
 def write_node_link(graph: nx.Graph[Any], stream: TextIO) -> None:
     """networkx node-link JSON of a graph."""
-    import networkx as nx
+    import networkx as nx  # here: the JSONL export and import, which every service loads, need none of it
 
     json.dump(nx.node_link_data(graph, edges="links"), stream, ensure_ascii=False, sort_keys=True, indent=1)
 
