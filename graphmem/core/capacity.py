@@ -10,7 +10,10 @@ array's life instead of twice.
 
 from __future__ import annotations
 
-__all__ = ["grown"]
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["grown", "placed"]
 
 
 def grown(needed: int, current: int, floor: int = 1024) -> int:
@@ -20,3 +23,19 @@ def grown(needed: int, current: int, floor: int = 1024) -> int:
     (1024, 1280, 50000, 256)
     """
     return max(needed, current + current // 4, floor)
+
+
+def placed(row_of: npt.NDArray[np.int32], nodes: npt.NDArray[np.int64], start: int) -> npt.NDArray[np.int32]:
+    """A node → row map (-1: none) with ``nodes`` at rows ``start``, ``start + 1``, …: the same array, or a grown
+    copy when a node lies past its end.
+
+    >>> row_of = placed(np.full(2, -1, dtype=np.int32), np.array([1, 3]), 5)
+    >>> row_of[:4].tolist(), len(row_of)
+    ([-1, 5, -1, 6], 1024)
+    """
+    if nodes.size and nodes.max() >= len(row_of):
+        larger = np.full(grown(int(nodes.max()) + 1, len(row_of)), -1, dtype=np.int32)
+        larger[: len(row_of)] = row_of
+        row_of = larger
+    row_of[nodes] = np.arange(start, start + nodes.size, dtype=np.int32)
+    return row_of

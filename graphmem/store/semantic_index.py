@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.core.capacity import grown
+from graphmem.core.capacity import grown, placed
 from graphmem.core.semantic import compact_form, nearest_pairs
 from graphmem.settings import SemanticSettings
 from graphmem.store.packed_names import PackedIndex
@@ -79,11 +79,7 @@ class _Rows:
     def _map(self, node_array: npt.NDArray[np.int64], start: int) -> None:
         stop = start + node_array.size
         self.nodes[start:stop] = node_array
-        if node_array.size and node_array.max() >= len(self.row_of):
-            row_of = np.full(grown(int(node_array.max()) + 1, len(self.row_of)), -1, dtype=np.int32)
-            row_of[: len(self.row_of)] = self.row_of
-            self.row_of = row_of
-        self.row_of[node_array] = np.arange(start, stop, dtype=np.int32)
+        self.row_of = placed(self.row_of, node_array, start)
         self.count = stop
 
     def _resize(self, capacity: int) -> None:

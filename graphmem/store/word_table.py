@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.core.capacity import grown
+from graphmem.core.capacity import grown, placed
 
 __all__ = ["WordRows", "WordTable"]
 
@@ -193,11 +193,7 @@ class WordRows:
         self._held.count = stop
         node_array = np.asarray(nodes, dtype=np.int64)
         self.nodes[start:stop] = node_array
-        if node_array.size and node_array.max() >= len(self.row_of):
-            row_of = np.full(grown(int(node_array.max()) + 1, len(self.row_of)), -1, dtype=np.int32)
-            row_of[: len(self.row_of)] = self.row_of
-            self.row_of = row_of
-        self.row_of[node_array] = np.arange(start, stop, dtype=np.int32)
+        self.row_of = placed(self.row_of, node_array, start)
         self.count = stop
         return np.arange(start, stop, dtype=np.int64)
 
