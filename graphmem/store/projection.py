@@ -241,6 +241,7 @@ class GraphProjection:
                                                   "concept_kind": {}}
         self.memory_count = 0
         self.outside_memories = 0  # the store's memories in projects a partial projection does not hold
+        self.retired = False  # a pool let go of it: caches drop what they keep of it (service/recall/engine.py)
         self._generation = 0  # bumped by every write to a column the visibility filter reads
         self._visible_cache: dict[tuple[VisibilityFilter, int, int], np.ndarray] = {}
 

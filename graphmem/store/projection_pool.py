@@ -130,6 +130,8 @@ class ProjectionPool:
     def drop(self) -> None:
         """Forget every projection (the rows changed past the change log: each reloads on its next read)."""
         with self._lock:
+            for entry in self._entries.values():
+                entry.projection.retired = True
             self._entries.clear()
 
     def close(self, engine: Engine) -> None:
@@ -172,6 +174,7 @@ class ProjectionPool:
         dropped = 0
         while total > self.budget and len(self._entries) > 1:
             project, entry = self._entries.popitem(last=False)
+            entry.projection.retired = True
             total -= entry.nbytes
             self._save(project, entry, engine)
             dropped += 1

@@ -310,3 +310,22 @@ def test_reads_give_the_freed_heap_back_after_a_load_and_then_at_most_once_a_sec
     clock[0] += 1.5
     pooled.search("redis cache timeout", project="alpha")
     assert trims == [1_000.0, 1_001.5]
+
+
+def test_an_evicted_projection_is_not_kept_alive_by_the_recall_caches(settings, extractor, stores):
+    import gc
+    import weakref
+
+    tiny = MemoryService(_partitioned(settings, budget_mib=1), extractor=extractor)
+    try:
+        pool = tiny.uow.pool
+        assert pool is not None
+        pool.budget = 1  # bytes: only the projection in use is kept
+        tiny.search("webhook retry", project=PROJECTS[0])  # recall caches its filter's scope (the graph and more)
+        first = weakref.ref(pool.held()[PROJECTS[0]].projection)
+        tiny.search("webhook retry", project=PROJECTS[1])  # evicts the first project's projection
+        assert list(pool.held()) == [PROJECTS[1]]
+        gc.collect()
+        assert first() is None  # its memory is given back, not held by a cached scope until eight filters pass
+    finally:
+        tiny.close()

@@ -550,6 +550,10 @@ class _ScopeCache:
 
     def get(self, view: VisibilityFilter, projection: GraphProjection, mask: np.ndarray,
             params: ActivationSettings) -> _Scope:
+        # A scope holds its projection's graph: one a pool evicted must not outlive it here until eight more
+        # filters have passed (a flag, not the pool's lock: the caller holds the projection's lock).
+        for retired in [key for key, kept in self._scopes.items() if kept.projection.retired]:
+            del self._scopes[retired]
         scope = self._scopes.get(view)
         if scope is not None and scope.fits(projection, mask):
             return scope
