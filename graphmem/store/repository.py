@@ -134,26 +134,17 @@ class Repository:
             return found
         if self.engine.dialect.name == "postgresql":
             return self._postgres_hit_rows(wanted)
-        with self.engine.connect() as connection:
-            if connection.dialect.name == "sqlite":
-                # The DB-API cursor: compiling an expanding IN and typing the JSON column cost more than the read.
-                cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-                try:
-                    cursor.execute(f"SELECT {_HIT_COLUMNS} FROM memory WHERE seq IN (SELECT value FROM json_each(?))",
-                                   ("[" + ",".join(map(str, wanted)) + "]",))
-                    for seq, mid, kind, content, project, created, topic_key, tags in cursor.fetchall():
-                        parsed = json.loads(tags) if isinstance(tags, str) else tags
-                        found[int(seq)] = HitRow(mid, kind, content, project, int(created), topic_key,
-                                                 tuple(parsed or ()))
-                finally:
-                    cursor.close()
-                return found
-            table = MemoryRow.__table__
-            columns = [table.c[name.strip()] for name in _HIT_COLUMNS.split(",")]
-            for chunk in _chunks(wanted):
-                for seq, mid, kind, content, project, created, topic_key, tags in connection.execute(
-                        select(*columns).where(table.c.seq.in_(chunk))):
-                    found[int(seq)] = HitRow(mid, kind, content, project, int(created), topic_key, tuple(tags or ()))
+        with self.engine.connect() as connection:  # SQLite
+            # The DB-API cursor: compiling an expanding IN and typing the JSON column cost more than the read.
+            cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.execute(f"SELECT {_HIT_COLUMNS} FROM memory WHERE seq IN (SELECT value FROM json_each(?))",
+                               ("[" + ",".join(map(str, wanted)) + "]",))
+                for seq, mid, kind, content, project, created, topic_key, tags in cursor.fetchall():
+                    parsed = json.loads(tags) if isinstance(tags, str) else tags
+                    found[int(seq)] = HitRow(mid, kind, content, project, int(created), topic_key, tuple(parsed or ()))
+            finally:
+                cursor.close()
         return found
 
     def _postgres_hit_rows(self, wanted: list[int]) -> dict[int, HitRow]:
@@ -169,28 +160,22 @@ class Repository:
 
     def content_heads(self, seqs: Iterable[int], chars: int = 64) -> dict[int, str]:
         """The first ``chars`` characters of each memory's content, by seq (recall's turn detection)."""
-        table = MemoryRow.__table__
-        head = func.substr(table.c.content, 1, chars)
-        found: dict[int, str] = {}
         wanted = list(dict.fromkeys(int(seq) for seq in seqs))
-        if wanted and self.engine.dialect.name == "postgresql":  # one round trip, as hit_rows
+        if not wanted:
+            return {}
+        if self.engine.dialect.name == "postgresql":  # one round trip, as hit_rows
             with read_connection(self.engine) as connection:
                 return {int(seq): str(text or "")
                         for seq, text in connection.exec_driver_sql(_HEADS_POSTGRES, (int(chars), wanted))}
-        with self.engine.connect() as connection:
-            if wanted and connection.dialect.name == "sqlite":  # the DB-API cursor, as hit_rows
-                cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-                try:
-                    cursor.execute("SELECT seq, substr(content, 1, ?) FROM memory "
-                                   "WHERE seq IN (SELECT value FROM json_each(?))",
-                                   (int(chars), "[" + ",".join(map(str, wanted)) + "]"))
-                    return {int(seq): str(text or "") for seq, text in cursor.fetchall()}
-                finally:
-                    cursor.close()
-            for chunk in _chunks(wanted):
-                for seq, text in connection.execute(select(table.c.seq, head).where(table.c.seq.in_(chunk))):
-                    found[int(seq)] = str(text or "")
-        return found
+        with self.engine.connect() as connection:  # SQLite: the DB-API cursor, as hit_rows
+            cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.execute("SELECT seq, substr(content, 1, ?) FROM memory "
+                               "WHERE seq IN (SELECT value FROM json_each(?))",
+                               (int(chars), "[" + ",".join(map(str, wanted)) + "]"))
+                return {int(seq): str(text or "") for seq, text in cursor.fetchall()}
+            finally:
+                cursor.close()
 
     def _memories_where(self, column: Any, values: Sequence[Any]) -> list[Memory]:
         # Core rows expose columns as attributes, so the row → value conversion is shared with the
