@@ -99,8 +99,11 @@ def _store(args: argparse.Namespace, stack: ExitStack) -> str:
             copy = private_postgres.create_database(server, template=name)
             stack.callback(private_postgres.drop_database, server, copy)
             return f"{server}/{copy}"
-        copy = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "store.db"
+        copy = Path(stack.enter_context(tempfile.TemporaryDirectory(dir=args.scratch))) / "store.db"
         shutil.copy(args.source, copy)
+        snapshot = Path(f"{args.source}.projection.npz")  # a kept store opens from its snapshot, not its rows
+        if snapshot.exists():
+            shutil.copy(snapshot, f"{copy}.projection.npz")
         return str(copy)
     if args.backend == "postgres":
         import private_postgres
@@ -118,6 +121,7 @@ def main() -> None:
     parser.add_argument("--base", type=int, default=10_000, help="observations stored before the measured ones")
     parser.add_argument("--measure", type=int, default=5_000, help="observations written and timed")
     parser.add_argument("--from", dest="source", help="a kept store (copied) or a database URL, instead of growing")
+    parser.add_argument("--scratch", help="the directory a kept store is copied into (default: the system's)")
     parser.add_argument("--keep", help="grow the SQLite store in this directory and keep it")
     parser.add_argument("--server", help="grow in a new database on this PostgreSQL server and keep it")
     parser.add_argument("--profile", action="store_true", help="print the top of a cProfile of the write loop")

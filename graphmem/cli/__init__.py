@@ -4,7 +4,7 @@ Every command prints readable text, or JSON with ``--json``. Errors print one li
 One module per feature, named as the service's feature it calls: ``memories`` (store, show, capture, history,
 touch, correct, forget, restore), ``recall`` (search, associate), ``relations`` (relate, conflicts, fact),
 ``lifecycle`` (review, promote, prune, gc, metrics), ``sessions``, ``learning`` (clusters, duplicates,
-consolidate, skills, brief), ``export`` (import, export, stats), ``maintenance`` (lint, redact); and ``start``
+consolidate, skills, brief), ``export`` (import, export, stats), ``maintenance`` (lint, redact, snapshot); and ``start``
 (init, serve, demo) and ``hooks`` (the agent client's hooks). They share ``app`` and never import each other.
 :data:`ALIASES` names a command by another name (``chain`` is ``history``).
 """

@@ -52,6 +52,7 @@ from graphmem.service.validation import (
 from graphmem.settings import Settings
 from graphmem.store.engine import describe_store
 from graphmem.store.projection import GraphProjection
+from graphmem.store.projection_pool import SnapshotWritten
 from graphmem.store.repository import Repository
 from nlp import ConceptExtractor
 
@@ -255,6 +256,11 @@ class MemoryService:
     def resolve(self, refs: Sequence[str], *, strict: bool = True) -> dict[str, str]:
         """Map ids or topic keys to memory ids; with ``strict`` an unknown reference raises NotFound."""
         return resolve(self.repository, refs, strict=strict)
+
+    def write_snapshots(self, projects: Sequence[str] | None = None) -> list[SnapshotWritten]:
+        """Write the projection snapshots a server of these settings opens from: each project's with
+        ``projection.partition = "project"`` (``projects``, or all), else the whole store's (docs/scaling.md)."""
+        return self.uow.write_snapshots(projects)
 
     # -- export and import --------------------------------------------------------------------
     @measured("export_jsonl")

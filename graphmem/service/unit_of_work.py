@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -36,12 +37,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphmem.core.values import Memory
+from graphmem.errors import InvalidInput
 from graphmem.settings import Settings
 from graphmem.store.changes import MEMORIES, NOTHING, RELOAD, append_changes, bump_generation, prune_changes
 from graphmem.store.engine import open_engine, open_replica
 from graphmem.store.follow import follow
 from graphmem.store.projection import GraphProjection
-from graphmem.store.projection_pool import WHOLE_STORE, ProjectionPool
+from graphmem.store.projection_pool import WHOLE_STORE, ProjectionPool, SnapshotWritten
 from graphmem.store.projection_snapshot import load_snapshot, save_snapshot, snapshot_path
 from graphmem.store.replicas import ReadRouter
 from graphmem.store.repository import Repository, StoredBatch
@@ -207,6 +209,44 @@ class UnitOfWork:
                 self._selected.set(None)
                 return
             self._seen = self.projection.reload(self.engine)
+
+    def write_snapshots(self, projects: Sequence[str] | None = None) -> list[SnapshotWritten]:
+        """Bring the projection snapshots a server of these settings opens from up to date (``graphmem
+        snapshot``): with ``projection.partition = "project"``, each project's (``projects``, or every project
+        of the store), else the whole store's. A server then never builds them from the rows on its first read."""
+        if self.pool is None:
+            if projects:
+                raise InvalidInput('per-project snapshots are for projection.partition = "project"; this store '
+                                   "is served whole: run graphmem snapshot without --project")
+            return [self._write_whole_snapshot()]
+        wanted = list(dict.fromkeys(projects)) if projects else self.repository.project_names()
+        known = set(self.repository.project_names()) if projects else set(wanted)
+        unknown = [name for name in wanted if name not in known]
+        if unknown:
+            raise InvalidInput(f"no memory belongs to project {unknown[0]!r}")
+        engine = self.router.reader(self._seen)
+        return [self.pool.write_snapshot(project, engine) for project in wanted]
+
+    def _write_whole_snapshot(self) -> SnapshotWritten:
+        with self._lock:
+            self.fresh()
+            memories, path = self.projection.memory_count, self._snapshot
+            reason = ""
+            if path is None:
+                reason = "an in-memory store keeps no snapshot"
+            elif memories < SNAPSHOT_MIN_MEMORIES:
+                reason = f"fewer than {SNAPSHOT_MIN_MEMORIES:,} memories: it loads from its rows as fast"
+            elif self._snapshot_generation == self._seen and path.exists():
+                reason = "its snapshot is current"
+            started = time.perf_counter()
+            if not reason:
+                self._save_snapshot()
+                if self._snapshot_generation != self._seen:
+                    reason = f"cannot write {path}"
+            save_ms = (time.perf_counter() - started) * 1000
+            size = path.stat().st_size if path is not None and path.exists() else 0
+            return SnapshotWritten(None, memories, "open", 0.0, not reason, 0.0 if reason else save_ms,
+                                   str(path) if path else None, size, reason)
 
     def close(self) -> None:
         """Keep a projection snapshot when the store moved on since the last one; release the connections."""

@@ -43,7 +43,8 @@ from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
 from graphmem.store.word_table import WordRows
 from nlp.heap import release_free_heap
 
-__all__ = ["WHOLE_STORE", "PoolEntry", "ProjectionPool", "engine_generation", "estimated_bytes", "release_free_heap"]
+__all__ = ["WHOLE_STORE", "PoolEntry", "ProjectionPool", "SnapshotWritten", "engine_generation", "estimated_bytes",
+           "release_free_heap"]
 
 WHOLE_STORE: None = None  # the pool's key for the whole store's projection
 # A read gives the C heap's free pages back at most this often (besides after each load and eviction): the
@@ -62,6 +63,21 @@ class PoolEntry:
     generation: int
     nbytes: int
     saved: int  # the generation of its last snapshot (0: none)
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotWritten:
+    """What :meth:`ProjectionPool.write_snapshot` did for one project."""
+
+    project: str | None
+    memories: int
+    loaded_from: str  # "held" (the pool had it), "snapshot" (its file, then the change log) or "rows"
+    load_ms: float
+    written: bool  # False: see ``reason``
+    save_ms: float
+    path: str | None
+    file_bytes: int
+    reason: str = ""  # why nothing was written
 
 
 class ProjectionPool:
@@ -140,6 +156,45 @@ class ProjectionPool:
             for project, entry in list(self._entries.items()):
                 self._save(project, entry, engine)
             self._entries.clear()
+
+    def write_snapshot(self, project: str | None, engine: Engine) -> SnapshotWritten:
+        """Bring ``project``'s snapshot file up to date now, so that a server's first read of the project loads
+        from it, not from the rows (``graphmem snapshot``; a server writes it only when it drops or closes a
+        projection). A project the pool does not hold is loaded for this, and not kept."""
+        with self._lock:
+            started = time.perf_counter()
+            entry = self._entries.get(project)
+            held = entry is not None
+            if entry is None:
+                entry = self._load(project, engine)
+            elif entry.generation < engine_generation(engine):
+                entry.generation = follow(entry.projection, engine, entry.generation, scope=entry.scope)
+            loaded_from = "held" if held else ("snapshot" if entry.saved else "rows")
+            load_ms = (time.perf_counter() - started) * 1000
+            path = self.snapshot_of(project)
+            memories = entry.projection.memory_count
+            reason = ""
+            if path is None:
+                reason = "an in-memory store keeps no snapshot"
+            elif memories < self._snapshot_min:
+                reason = f"fewer than {self._snapshot_min} memories: it loads from its rows as fast"
+            elif entry.generation <= entry.saved and path.exists():
+                reason = "its snapshot is current"
+            started = time.perf_counter()
+            if not reason:
+                self._save(project, entry, engine)
+                if entry.saved != entry.generation:
+                    reason = f"cannot write {path}"
+            save_ms = (time.perf_counter() - started) * 1000
+            if not held:
+                entry.projection.retired = True
+                del entry
+                gc.collect()
+                release_free_heap()
+            written = not reason
+            size = path.stat().st_size if path is not None and path.exists() else 0
+            return SnapshotWritten(project, memories, loaded_from, load_ms, written,
+                                   save_ms if written else 0.0, str(path) if path else None, size, reason)
 
     def snapshot_of(self, project: str | None) -> Path | None:
         """Where ``project``'s snapshot lives (the whole store's is the unpartitioned server's file)."""

@@ -218,6 +218,13 @@ class Repository:
         with self.engine.connect() as connection:
             return fulltext.rank(connection, query, limit, allowed_seqs, excluded_seqs, skip_terms, project)
 
+    def project_names(self) -> list[str]:
+        """The store's projects, sorted (read through ``ix_memory_project_status``; memories without one
+        are in no project)."""
+        key = col(MemoryRow.project_key)
+        with read_connection(self.engine) as connection:
+            return list(connection.execute(select(key).where(key != "").distinct().order_by(key)).scalars())
+
     def counts(self) -> dict[str, Any]:
         """Row counts for status reports."""
         with Session(self.engine) as session:
