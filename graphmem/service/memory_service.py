@@ -187,7 +187,7 @@ class MemoryService:
     def exports(self) -> ExportService:
         from graphmem.service.export import ExportService
 
-        return ExportService(self.uow, self.recall)
+        return ExportService(self.uow, lambda: self.recall)  # the graph exports' selection: built when used
 
     @_Feature
     def learning(self) -> LearningService:
