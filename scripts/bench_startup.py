@@ -228,6 +228,8 @@ if __name__ == "__main__":
     parser.add_argument("--baseline-tree", type=Path, help="also run this tree's graphmem, in turns")
     parser.add_argument("--runs", type=int, default=5)
     options = parser.parse_args()
+    # On a shared machine wall time is CPU time over the share of a core a process gets: say what the load was.
+    load_before = os.getloadavg()[0]
     if options.cli and options.baseline_tree:
         print("\n".join(cli_versus(options.baseline_tree, options.runs)))
     elif options.baseline_tree:
@@ -235,3 +237,4 @@ if __name__ == "__main__":
     else:
         for row in (cli_rows(options.runs) if options.cli else bench_startup(options.runs)):
             print(" | ".join(row))
+    print(f"load average (1 min) {load_before:.2f} before, {os.getloadavg()[0]:.2f} after, {os.cpu_count()} cores")

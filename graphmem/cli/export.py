@@ -66,14 +66,16 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def _export_scope(args: argparse.Namespace) -> Any:
-    from graphmem.service.export import ExportScope
-
-    scoped = args.project or args.as_of or args.query
-    if args.format == "jsonl" and scoped:
-        raise InvalidInput("jsonl is the lossless backup of the whole store; --project/--as-of/--query "
-                           "apply to the graph formats")
+    """What a graph format exports; ``None`` for jsonl, the whole store's backup (which imports no graph code)."""
+    if args.format == "jsonl":
+        if args.project or args.as_of or args.query:
+            raise InvalidInput("jsonl is the lossless backup of the whole store; --project/--as-of/--query "
+                               "apply to the graph formats")
+        return None
     if args.format == "csv" and args.output == "-":
         raise InvalidInput("csv writes nodes.csv and edges.csv: name a directory with -o")
+    from graphmem.service.export import ExportScope
+
     return ExportScope(project=args.project, as_of=args.as_of, query=args.query, hops=args.hops,
                        max_results=args.max_results)
 

@@ -2,8 +2,8 @@
 
 The name loads on first use (PEP 562): a module that needs one light part of a feature (the call budget of
 ``cancellation``, a result type) imports it without importing every feature, SQLAlchemy, numpy and scipy, which
-``MemoryService`` does. The MCP server answers ``initialize`` before it opens the service (docs/benchmarks.md,
-section 7a).
+``MemoryService`` does when it opens for a server (a one-shot command's imports each feature on first use). The MCP
+server answers ``initialize`` before it opens the service (docs/benchmarks.md, section 7a).
 """
 
 from __future__ import annotations

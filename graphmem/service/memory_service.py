@@ -8,55 +8,80 @@ graph, status), and each delegates to the feature that owns it: ``search`` and `
 returned (``decay.reinforce_on_recall``), as its own write. Every other use case is reached through
 the feature attribute that owns it (``service.facts.add``, ``service.edits.forget``). Metrics wrap the
 use cases where they are defined (``@measured``).
+
+A server builds every feature and opens the projection with the service. A one-shot command
+(``preload=False``) builds each feature, and imports its modules, on first use, and the unit of work
+opens the projection on the first read that needs it: ``graphmem show`` imports neither the recall engine
+nor numpy and scipy (docs/benchmarks.md, issue 22).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TextIO
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar, cast, overload
 
 from graphmem.errors import InvalidInput
 from graphmem.service.clock import Clock
-from graphmem.service.export import ExportScope, ExportService
-from graphmem.service.export.transfer import ImportReport, import_graph_records, parse_import_lines, write_jsonl
-from graphmem.service.learning import LearningService
-from graphmem.service.lifecycle.service import LifecycleService
-from graphmem.service.maintenance.lint import LintService
-from graphmem.service.memories.capture import CaptureService
-from graphmem.service.memories.drafts import validate_observation
-from graphmem.service.memories.edits import MemoryEdits
-from graphmem.service.memories.history import HistoryService, open_at
-from graphmem.service.memories.learn_filter import LearnFilter
-from graphmem.service.memories.reads import open_memories, resolve
-from graphmem.service.memories.results import OpenResult, StoreResult
 from graphmem.service.memories.session_attach import ReservedSessions
-from graphmem.service.memories.topic_keys import suggest_key
-from graphmem.service.memories.writes import MemoryWrites, Progress
 from graphmem.service.metrics import MetricsRecorder, measured
-from graphmem.service.recall.decay_weights import decay_params
-from graphmem.service.recall.engine import RecallEngine
-from graphmem.service.recall.relevance import DEFAULT_MIN_RELEVANCE
-from graphmem.service.recall.results import AssociateResult, GraphView, SearchResult
-from graphmem.service.recall.service import RecallService
-from graphmem.service.relations.conflicts import ConflictScanner
-from graphmem.service.relations.facts import FactService
-from graphmem.service.relations.service import RelationService
-from graphmem.service.sessions.service import SessionService
+from graphmem.service.recall.thresholds import DEFAULT_MIN_RELEVANCE
 from graphmem.service.unit_of_work import UnitOfWork
-from graphmem.service.validation import (
-    check_count,
-    check_strings,
-    parse_instant,
-)
+from graphmem.service.validation import check_count, check_strings, parse_instant
 from graphmem.settings import Settings
 from graphmem.store.engine import describe_store
-from graphmem.store.projection import GraphProjection
-from graphmem.store.projection_pool import SnapshotWritten
-from graphmem.store.repository import Repository
-from nlp import ConceptExtractor
+
+if TYPE_CHECKING:
+    from graphmem.service.export import ExportService
+    from graphmem.service.export.transfer import ImportReport
+    from graphmem.service.learning import LearningService
+    from graphmem.service.lifecycle.service import LifecycleService
+    from graphmem.service.maintenance.lint import LintService
+    from graphmem.service.memories.capture import CaptureService
+    from graphmem.service.memories.edits import MemoryEdits
+    from graphmem.service.memories.history import HistoryService
+    from graphmem.service.memories.results import OpenResult, StoreResult
+    from graphmem.service.memories.writes import MemoryWrites, Progress
+    from graphmem.service.recall.engine import RecallEngine
+    from graphmem.service.recall.results import AssociateResult, GraphView, SearchResult
+    from graphmem.service.recall.service import RecallService
+    from graphmem.service.relations.conflicts import ConflictScanner
+    from graphmem.service.relations.facts import FactService
+    from graphmem.service.relations.service import RelationService
+    from graphmem.service.sessions.service import SessionService
+    from graphmem.store.projection import GraphProjection
+    from graphmem.store.projection_pool import SnapshotWritten
+    from graphmem.store.repository import Repository
+    from nlp import ConceptExtractor
 
 __all__ = ["MemoryService"]
+
+_Built = TypeVar("_Built")
+
+
+class _Feature(Generic[_Built]):
+    """A feature of the service, built on first use (its modules imported then), once, whichever thread asks
+    first; from then on it is a plain attribute of the service."""
+
+    def __init__(self, build: Callable[[MemoryService], _Built]) -> None:
+        self._build = build
+        self._name = build.__name__
+        self.__doc__ = build.__doc__
+
+    @overload
+    def __get__(self, service: None, owner: type[Any]) -> _Feature[_Built]: ...
+
+    @overload
+    def __get__(self, service: MemoryService, owner: type[Any]) -> _Built: ...
+
+    def __get__(self, service: MemoryService | None, owner: type[Any]) -> _Built | _Feature[_Built]:
+        if service is None:
+            return self
+        with service._building:  # features build others (sessions: lifecycle, edits): re-entrant
+            if self._name not in service.__dict__:  # another thread may have built it while this one waited
+                service.__dict__[self._name] = self._build(service)
+        return cast(_Built, service.__dict__[self._name])
 
 
 class MemoryService:
@@ -74,29 +99,108 @@ class MemoryService:
     """
 
     def __init__(self, settings: Settings | None = None, *, extractor: ConceptExtractor | None = None,
-                 preload_embedder: bool = True) -> None:
+                 preload_embedder: bool = True, preload: bool = True) -> None:
         """Open the store; ``preload_embedder=False`` loads the embedding model on its first use instead of on a
-        thread from now (for a one-shot command that may never embed)."""
+        thread from now (for a one-shot command that may never embed). ``preload=False`` (a one-shot command):
+        the projection and each feature open on first use instead of now."""
         self.settings = settings or Settings.load()
-        self.uow = UnitOfWork(self.settings, extractor=extractor, preload_embedder=preload_embedder)
+        self.uow = UnitOfWork(self.settings, extractor=extractor, preload_embedder=preload_embedder,
+                              open_projection=preload)
         self.clock = Clock()
         self.metrics = MetricsRecorder(self.uow.repository, self.settings.lifecycle.metrics_flush_s)
-        self.recall = RecallEngine(self.uow)
-        reserved = ReservedSessions()  # sessions handed out before their first write (client connections)
-        self.writes = MemoryWrites(self.uow, self.clock, reserved)
-        self.edits = MemoryEdits(self.uow, self.clock, decay_params(self.settings.decay), self.metrics)
-        self.lifecycle = LifecycleService(self.uow, self.clock, self.metrics, self.edits)
-        self.sessions = SessionService(self.uow, self.lifecycle.context, self.metrics, self.lifecycle.review_queue,
-                                      reserved)
-        self.relations = RelationService(self.uow)
-        self.conflicts = ConflictScanner(self.uow)
-        self.facts = FactService(self.uow)
-        self.history = HistoryService(self.uow)
-        self.capture = CaptureService(self.uow, self.writes)
-        self.lint = LintService(self.uow)
-        self.exports = ExportService(self.uow, self.recall)
-        self.learning = LearningService(self.uow, self.clock, self.writes)
-        self.recall_service = RecallService(self.uow, self.clock, self.recall, self.learning.recall)
+        self._reserved = ReservedSessions()  # sessions handed out before their first write (client connections)
+        self._building = threading.RLock()
+        if preload:
+            for name in _FEATURES:
+                getattr(self, name)
+
+    # The features, each built with the parts it needs.
+    @_Feature
+    def recall(self) -> RecallEngine:
+        """Recall over the projection: ranking, activation, the semantic leg."""
+        from graphmem.service.recall.engine import RecallEngine
+
+        return RecallEngine(self.uow)
+
+    @_Feature
+    def writes(self) -> MemoryWrites:
+        from graphmem.service.memories.writes import MemoryWrites
+
+        return MemoryWrites(self.uow, self.clock, self._reserved)
+
+    @_Feature
+    def edits(self) -> MemoryEdits:
+        from graphmem.service.memories.edits import MemoryEdits
+        from graphmem.service.recall.decay_weights import decay_params
+
+        return MemoryEdits(self.uow, self.clock, decay_params(self.settings.decay), self.metrics)
+
+    @_Feature
+    def lifecycle(self) -> LifecycleService:
+        from graphmem.service.lifecycle.service import LifecycleService
+
+        return LifecycleService(self.uow, self.clock, self.metrics, self.edits)
+
+    @_Feature
+    def sessions(self) -> SessionService:
+        from graphmem.service.sessions.service import SessionService
+
+        return SessionService(self.uow, self.lifecycle.context, self.metrics, self.lifecycle.review_queue,
+                              self._reserved)
+
+    @_Feature
+    def relations(self) -> RelationService:
+        from graphmem.service.relations.service import RelationService
+
+        return RelationService(self.uow)
+
+    @_Feature
+    def conflicts(self) -> ConflictScanner:
+        from graphmem.service.relations.conflicts import ConflictScanner
+
+        return ConflictScanner(self.uow)
+
+    @_Feature
+    def facts(self) -> FactService:
+        from graphmem.service.relations.facts import FactService
+
+        return FactService(self.uow)
+
+    @_Feature
+    def history(self) -> HistoryService:
+        from graphmem.service.memories.history import HistoryService
+
+        return HistoryService(self.uow)
+
+    @_Feature
+    def capture(self) -> CaptureService:
+        from graphmem.service.memories.capture import CaptureService
+
+        return CaptureService(self.uow, self.writes)
+
+    @_Feature
+    def lint(self) -> LintService:
+        from graphmem.service.maintenance.lint import LintService
+
+        return LintService(self.uow)
+
+    @_Feature
+    def exports(self) -> ExportService:
+        from graphmem.service.export import ExportService
+
+        return ExportService(self.uow, lambda: self.recall)  # the graph exports' selection: built when used
+
+    @_Feature
+    def learning(self) -> LearningService:
+        from graphmem.service.learning import LearningService
+
+        return LearningService(self.uow, self.clock, self.writes)
+
+    @_Feature
+    def recall_service(self) -> RecallService:
+        from graphmem.service.recall.service import RecallService
+
+        return RecallService(self.uow, self.clock, self.recall, self.learning.recall)
 
     # The unit of work's parts, for tests, scripts and diagnostics.
     @property
@@ -131,6 +235,8 @@ class MemoryService:
 
         ``outcome`` (success, failure, partial, unknown), ``task_type`` and ``tools_used`` are Kyew's
         learn fields: stored as columns that search, associate and export filter by."""
+        from graphmem.service.memories.drafts import validate_observation
+
         return self.writes.store(validate_observation(
             self.settings.limits, content=content, kind=kind, project=project, topic_key=topic_key, tags=tags,
             entities=entities, source=source, context=context, meta=meta, session_id=session_id,
@@ -161,6 +267,8 @@ class MemoryService:
         call, the one way the MCP tools and the dialects ask for them. Reinforcement
         (``decay.reinforce_on_recall``) runs after the read, as its own write. Hits below ``min_relevance``
         (calibrated, ``service.recall.relevance``) are left out."""
+        from graphmem.service.memories.learn_filter import LearnFilter
+
         result = self.recall_service.search(
             query, project, kind, tags, limit, offset, as_of, include_superseded,
             learned=LearnFilter(outcome, task_type, tools_used), include=include, skill_detail=skill_detail,
@@ -178,6 +286,8 @@ class MemoryService:
         """Spreading-activation recall, or composition of the fewest memories covering the query
         (``include``, ``skill_detail`` and ``notes`` as in :meth:`search`; reinforcement after the read,
         likewise)."""
+        from graphmem.service.memories.learn_filter import LearnFilter
+
         result = self.recall_service.associate(
             query, mode, project, max_results, min_coverage, kind, as_of, include_superseded,
             learned=LearnFilter(outcome, task_type, tools_used), include=include, skill_detail=skill_detail,
@@ -189,6 +299,9 @@ class MemoryService:
     def open(self, ids: Sequence[str], include_relations: bool = True, as_of: Any = None) -> OpenResult:
         """Full memories by id (or topic key), their relations and concepts; unknown ids are listed.
         With ``as_of`` the memories and relations as they were at that instant."""
+        from graphmem.service.memories.history import open_at
+        from graphmem.service.memories.reads import open_memories
+
         wanted = check_strings("ids", ids, self.settings.limits.max_open_ids, 300)
         if not wanted:
             raise InvalidInput("ids must name at least one memory")
@@ -200,6 +313,8 @@ class MemoryService:
 
     def suggest_topic_key(self, kind: str, title: str) -> str:
         """A stable ``kind/slug`` topic key to store a memory under (``memories.topic_keys.suggest_key``)."""
+        from graphmem.service.memories.topic_keys import suggest_key
+
         return suggest_key(kind, title)
 
     @measured("graph")
@@ -255,6 +370,8 @@ class MemoryService:
 
     def resolve(self, refs: Sequence[str], *, strict: bool = True) -> dict[str, str]:
         """Map ids or topic keys to memory ids; with ``strict`` an unknown reference raises NotFound."""
+        from graphmem.service.memories.reads import resolve
+
         return resolve(self.repository, refs, strict=strict)
 
     def write_snapshots(self, projects: Sequence[str] | None = None) -> list[SnapshotWritten]:
@@ -266,10 +383,14 @@ class MemoryService:
     @measured("export_jsonl")
     def export_jsonl(self, stream: TextIO) -> int:
         """Write every memory, concept, mention, co-occurrence, relation and session; returns the record count."""
+        from graphmem.service.export.transfer import write_jsonl
+
         return write_jsonl(self.engine, stream)
 
     def export_node_link(self, stream: TextIO, project: str | None = None, as_of: Any = None) -> None:
         """The memory graph (memories, concepts, typed edges) as networkx node-link JSON."""
+        from graphmem.service.export import ExportScope
+
         self.exports.write("node-link", stream, ExportScope(project=project, as_of=as_of))
 
     @measured("import_jsonl")
@@ -278,6 +399,8 @@ class MemoryService:
 
         Every line is checked first; a bad line fails the whole import with its line number.
         """
+        from graphmem.service.export.transfer import ImportReport, import_graph_records, parse_import_lines
+
         parsed = parse_import_lines(lines)
         if parsed.memory_file:  # the MCP reference server's entities and relations
             return self.exports.import_memory_file(parsed.memory_file)
@@ -287,3 +410,6 @@ class MemoryService:
             return ImportReport(format="observations", added={"memories": len(fresh)},
                                 duplicates=len(results) - len(fresh), ids=tuple(r.id for r in results))
         return import_graph_records(self.uow, parsed.graph_records)
+
+
+_FEATURES = tuple(name for name, member in vars(MemoryService).items() if isinstance(member, _Feature))

@@ -13,7 +13,10 @@ concept extractor, the settings and the write lock. A write is always the same f
    change-log entry read back like anyone else's.
 
 A read calls :meth:`UnitOfWork.fresh` first: one integer compared with the generation the
-projection reflects; when another process wrote, its changes are applied incrementally. With a
+projection reflects; when another process wrote, its changes are applied incrementally. A server opens
+the projection with the unit of work; a one-shot command (``open_projection=False``) on the first read
+that needs it, so a command that reads rows only (``show``, ``sessions``, ``export``) never imports numpy
+and scipy nor builds it, and a write before then only records its generation. With a
 replica (``replica_db``), reads go there once it has replayed the generation the projection reflects,
 and to the primary until then, so a lagging replica never hides this process's own writes
 (:mod:`graphmem.store.replicas`).
@@ -34,27 +37,26 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from graphmem.core.values import Memory
 from graphmem.errors import InvalidInput
 from graphmem.settings import Settings
 from graphmem.store.changes import MEMORIES, NOTHING, RELOAD, append_changes, bump_generation, prune_changes
 from graphmem.store.engine import open_engine, open_replica
-from graphmem.store.follow import follow
-from graphmem.store.projection import GraphProjection
-from graphmem.store.projection_pool import WHOLE_STORE, ProjectionPool, SnapshotWritten
-from graphmem.store.projection_snapshot import load_snapshot, save_snapshot, snapshot_path
 from graphmem.store.replicas import ReadRouter
 from graphmem.store.repository import Repository, StoredBatch
-from graphmem.store.semantic_index import Embedder
-from graphmem.store.word_table import WordTable
 from nlp import ConceptExtractor
-from nlp.embedding import BackgroundEmbedder, EmbeddingUnavailable, package_dir
+
+if TYPE_CHECKING:  # the projection (numpy, scipy) and the embedder load when a read or a write first needs them
+    from graphmem.store.projection import GraphProjection
+    from graphmem.store.projection_pool import ProjectionPool, SnapshotWritten
+    from graphmem.store.semantic_index import Embedder
 
 __all__ = ["Effect", "UnitOfWork", "Write"]
 
-Effect = Callable[[GraphProjection], None]
+Effect = Callable[["GraphProjection"], None]
 
 # Projection snapshots (store/projection_snapshot.py) pay off for large stores: below this many memories
 # a full load takes well under a second. A closing process refreshes the snapshot once the store has
@@ -103,7 +105,10 @@ class UnitOfWork:
     """Engine, repository, projection, extractor, settings and the write lock, for one process."""
 
     def __init__(self, settings: Settings, *, extractor: ConceptExtractor | None = None,
-                 preload_embedder: bool = True) -> None:
+                 preload_embedder: bool = True, open_projection: bool = True) -> None:
+        """Open the store. ``preload_embedder``: start loading the embedding model now, on a thread, else on its
+        first use. ``open_projection=False``: the projection (and numpy and scipy with it) opens on the first read
+        that needs it, so a one-shot command that reads rows only never builds it."""
         self.settings = settings
         self.engine = open_engine(settings.db)  # the primary: every write, and reads without a replica
         try:
@@ -113,40 +118,42 @@ class UnitOfWork:
             raise
         self.repository = Repository(self.engine, self._reader if settings.replica_db else None)
         self.extractor = extractor or ConceptExtractor(settings.nlp_model)
-        embedder = _embedder(settings, preload_embedder)
-        self._projection = GraphProjection(settings.activation, settings.semantic, embedder)
+        self._embedder: Embedder | None = _embedder(settings, preload=True) if preload_embedder else None
+        self._embedder_made = preload_embedder
+        self._projection: GraphProjection | None = None  # the whole store's, once opened
         self.pool: ProjectionPool | None = None
         self._selected: ContextVar[GraphProjection | None] = ContextVar("projection", default=None)
         # Re-entrant: a write's after-commit step, and a use case that reads fresh inside a write.
         self._lock = threading.RLock()
-        self._snapshot = snapshot_path(self.engine)
+        self._snapshot: Path | None = None
         self._snapshot_generation = 0
         self._joined: Write | None = None  # the open write of :meth:`atomic`, which nested writes join
+        # The generation the projection reflects; until one is open, the last one this process wrote (what a
+        # replica must have replayed before this process reads from it).
+        self._seen = 0
         if settings.projection.partition == "project":
-            # The pool's projections keep their word vectors in one table: a word's is the same in every project.
-            words = WordTable(embedder.dimensions) if embedder is not None else None
-            self.pool = ProjectionPool(
-                lambda: GraphProjection(settings.activation, settings.semantic, embedder, words),
-                settings.projection.budget_mib, whole_snapshot=self._snapshot,
-                snapshots=None if self._snapshot is None else self._snapshot.with_name(
-                    f"{self._snapshot.name}.projects"),
-                snapshot_min_memories=PROJECT_SNAPSHOT_MIN_MEMORIES, exact_below=SNAPSHOT_MIN_MEMORIES)
-            self._seen = 0  # projections load on their first read
-        else:
-            self._seen = self._open_projection()
+            self.pool = self._new_pool()  # projections load on their first read
+        elif open_projection:
+            self._open_projection()
 
     @property
     def projection(self) -> GraphProjection:
-        """The projection reads use: the whole store's; with a pool, the one this thread's last
-        :meth:`fresh` picked (the whole store's when none did)."""
+        """The projection reads use: the whole store's (opened on first use); with a pool, the one this thread's
+        last :meth:`fresh` picked (the whole store's when none did)."""
         if self.pool is None:
-            return self._projection
+            return self._projection if self._projection is not None else self._open_projection()
         selected = self._selected.get()
         return self.fresh() if selected is None else selected
 
     @property
+    def projection_open(self) -> bool:
+        """Whether the whole store's projection is in memory (never with a pool): a read that can answer from
+        the rows as well as from the projection uses the projection only when it is."""
+        return self._projection is not None
+
+    @property
     def generation(self) -> int:
-        """The store generation the projection reflects."""
+        """The store generation the projection reflects (before it opens, the last one this process wrote)."""
         return self._seen
 
     @contextmanager
@@ -184,22 +191,26 @@ class UnitOfWork:
         with self.repository.transaction() as session:
             yield session
 
-    def fresh(self, project: str | None = WHOLE_STORE, query: str | None = None) -> GraphProjection:
+    def fresh(self, project: str | None = None, query: str | None = None) -> GraphProjection:
         """The projection, with every write committed by any process applied (call before a read); with a
         replica, every write it has replayed, and never less than this process's own. With a pool, the
-        projection of ``project`` (a read filtered by one), or of the whole store, holding every concept of
-        the store that ``query`` may name."""
-        engine, generation = self.router.freshest(self._seen)
+        projection of ``project`` (a read filtered by one), or of the whole store (``None``, the pool's
+        ``WHOLE_STORE``), holding every concept of the store that ``query`` may name."""
         if self.pool is not None:
+            engine, generation = self.router.freshest(self._seen)
             with self._lock:
                 projection = self.pool.get(project, engine, generation, self._query_concepts(query))
                 self._seen = max(self._seen, generation)
             self._selected.set(projection)
             return projection
+        projection = self.projection
+        engine, generation = self.router.freshest(self._seen)
         if generation != self._seen:
+            from graphmem.store.follow import follow
+
             with self._lock:
-                self._seen = follow(self.projection, engine, self._seen)
-        return self.projection
+                self._seen = follow(projection, engine, self._seen)
+        return projection
 
     def reload(self) -> None:
         """Rebuild the projection from the rows (tests and repairs that wrote past the unit of work)."""
@@ -207,8 +218,8 @@ class UnitOfWork:
             if self.pool is not None:
                 self.pool.drop()
                 self._selected.set(None)
-                return
-            self._seen = self.projection.reload(self.engine)
+            elif self._projection is not None:  # one not open yet loads the rows when first read
+                self._seen = self._projection.reload(self.engine)
 
     def write_snapshots(self, projects: Sequence[str] | None = None) -> list[SnapshotWritten]:
         """Bring the projection snapshots a server of these settings opens from up to date (``graphmem
@@ -228,9 +239,11 @@ class UnitOfWork:
         return [self.pool.write_snapshot(project, engine) for project in wanted]
 
     def _write_whole_snapshot(self) -> SnapshotWritten:
+        from graphmem.store.projection_pool import SnapshotWritten
+
         with self._lock:
-            self.fresh()
-            memories, path = self.projection.memory_count, self._snapshot
+            projection = self.fresh()
+            memories, path = projection.memory_count, self._snapshot
             reason = ""
             if path is None:
                 reason = "an in-memory store keeps no snapshot"
@@ -240,7 +253,7 @@ class UnitOfWork:
                 reason = "its snapshot is current"
             started = time.perf_counter()
             if not reason:
-                self._save_snapshot()
+                self._save_snapshot(projection)
                 if self._snapshot_generation != self._seen:
                     reason = f"cannot write {path}"
             save_ms = (time.perf_counter() - started) * 1000
@@ -253,24 +266,62 @@ class UnitOfWork:
         if self.pool is not None:
             with self._lock:
                 self.pool.close(self.engine)
-        elif self._seen - self._snapshot_generation >= SNAPSHOT_EVERY:
-            self._save_snapshot()
+        elif self._projection is not None and self._seen - self._snapshot_generation >= SNAPSHOT_EVERY:
+            self._save_snapshot(self._projection)
         self.router.close()
         self.engine.dispose()
 
-    def _open_projection(self) -> int:
-        """The projection from its snapshot plus the change log since, or else from the rows."""
-        engine = self.router.reader(0)  # any replica will do: the process has seen nothing yet
+    def _open_projection(self) -> GraphProjection:
+        """The whole store's projection, from its snapshot plus the change log since, or else from the rows."""
+        with self._lock:
+            if self._projection is None:
+                from graphmem.store.projection import GraphProjection
+                from graphmem.store.projection_snapshot import snapshot_path
+
+                projection = GraphProjection(self.settings.activation, self.settings.semantic, self._embedding())
+                self._snapshot = snapshot_path(self.engine)
+                self._seen = self._load(projection)
+                self._projection = projection
+            return self._projection
+
+    def _load(self, projection: GraphProjection) -> int:
+        from graphmem.store.follow import follow
+        from graphmem.store.projection_snapshot import load_snapshot
+
+        # Any replica that has replayed this process's own writes will do.
+        engine = self.router.reader(self._seen)
         if self._snapshot is not None and self._snapshot.exists():
-            generation = load_snapshot(self.projection, self._snapshot, engine, self.router.generation(engine))
+            generation = load_snapshot(projection, self._snapshot, engine, self.router.generation(engine))
             if generation is not None:
                 self._snapshot_generation = generation
-                return follow(self.projection, engine, generation)
-        seen = self.projection.load(engine)
-        if seen > 0 and self.projection.memory_count >= SNAPSHOT_MIN_MEMORIES:
+                return follow(projection, engine, generation)
+        seen = projection.load(engine)
+        if seen > 0 and projection.memory_count >= SNAPSHOT_MIN_MEMORIES:
             self._seen = seen
-            self._save_snapshot()
+            self._save_snapshot(projection)
         return seen
+
+    def _new_pool(self) -> ProjectionPool:
+        from graphmem.store.projection import GraphProjection
+        from graphmem.store.projection_pool import ProjectionPool
+        from graphmem.store.projection_snapshot import snapshot_path
+        from graphmem.store.word_table import WordTable
+
+        settings, embedder = self.settings, self._embedding()
+        self._snapshot = snapshot_path(self.engine)
+        # The pool's projections keep their word vectors in one table: a word's is the same in every project.
+        words = WordTable(embedder.dimensions) if embedder is not None else None
+        return ProjectionPool(
+            lambda: GraphProjection(settings.activation, settings.semantic, embedder, words),
+            settings.projection.budget_mib, whole_snapshot=self._snapshot,
+            snapshots=None if self._snapshot is None else self._snapshot.with_name(f"{self._snapshot.name}.projects"),
+            snapshot_min_memories=PROJECT_SNAPSHOT_MIN_MEMORIES, exact_below=SNAPSHOT_MIN_MEMORIES)
+
+    def _embedding(self) -> Embedder | None:
+        """The embedding model (made on first use when it was not preloaded: it then loads on its first embed)."""
+        if not self._embedder_made:
+            self._embedder, self._embedder_made = _embedder(self.settings, preload=False), True
+        return self._embedder
 
     def _query_concepts(self, query: str | None) -> set[str]:
         """Every concept key recall may look up for ``query``: its keys, their fallbacks, its n-grams."""
@@ -283,36 +334,41 @@ class UnitOfWork:
         """The engine a repository read uses: one whose rows reflect at least what the projection does."""
         return self.router.reader(self._seen)
 
-    def _save_snapshot(self) -> None:
-        if self._snapshot is None or self.projection.memory_count < SNAPSHOT_MIN_MEMORIES:
+    def _save_snapshot(self, projection: GraphProjection) -> None:
+        if self._snapshot is None or projection.memory_count < SNAPSHOT_MIN_MEMORIES:
             return
+        from graphmem.store.projection_snapshot import save_snapshot
+
         with self._lock:
             try:
-                save_snapshot(self.projection, self._snapshot, self.engine, self._seen)
+                save_snapshot(projection, self._snapshot, self.engine, self._seen)
             except OSError:
                 return  # a read-only directory only costs the next open a full load
             self._snapshot_generation = self._seen
 
     def _follow_committed(self, write: Write) -> None:
-        if self.pool is not None:  # each held projection follows the log on its next read
-            self._seen = max(self._seen, write.generation)
+        projection = self._projection
+        if projection is None:  # each held pool projection follows the log on its next read; an unopened
+            self._seen = max(self._seen, write.generation)  # projection loads these rows when it opens
             return
+        from graphmem.store.follow import follow
+
         # Writers commit in generation order, so everything before this generation is committed:
         # catch up on other processes' writes first, then apply this one.
         if write.generation - 1 > self._seen:
-            self._seen = follow(self.projection, self.engine, self._seen, upto=write.generation - 1)
+            self._seen = follow(projection, self.engine, self._seen, upto=write.generation - 1)
         if self._seen >= write.generation:  # the catch-up rebuilt the projection, this write included
             return
         if not write.effects:
-            self._seen = follow(self.projection, self.engine, self._seen, upto=write.generation)
+            self._seen = follow(projection, self.engine, self._seen, upto=write.generation)
             return
         try:
             for effect in write.effects:
-                effect(self.projection)
+                effect(projection)
         except Exception:
             # The rows are committed; a projection that missed part of them would answer wrongly
             # until restart, so rebuild it from the truth before reporting the error.
-            self._seen = self.projection.reload(self.engine)
+            self._seen = projection.reload(self.engine)
             raise
         self._seen = write.generation
 
@@ -323,6 +379,8 @@ def _embedder(settings: Settings, preload: bool) -> Embedder | None:
     thread; else on its first use."""
     if not settings.semantic.enabled:
         return None
+    from nlp.embedding import BackgroundEmbedder, EmbeddingUnavailable, package_dir
+
     try:
         package_dir()  # present or not is cheap to tell; the load itself runs on a thread
     except EmbeddingUnavailable as missing:

@@ -187,7 +187,7 @@ def test_a_store_opened_from_its_snapshot_takes_new_memories_and_finds_old_and_n
     writer = MemoryService(settings, extractor=extractor)
     old = writer.store_many([{"content": f"Invoice {n} is computed from the line items"} for n in range(40)])
     writer.store("Roll back a bad release with the deploy script")
-    writer.uow._save_snapshot()
+    writer.uow._save_snapshot(writer.uow.projection)
     writer.close()
     reopened = MemoryService(settings, extractor=extractor)
     try:

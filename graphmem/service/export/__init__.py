@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from graphmem.service.export.graph_build import ExportGraph
+    from graphmem.service.export.graph_page import GraphPage
     from graphmem.service.export.scope import ExportScope
-    from graphmem.service.export.service import GRAPH_FORMATS, ExportService, GraphPage
+    from graphmem.service.export.service import GRAPH_FORMATS, ExportService
 
 __all__ = ["GRAPH_FORMATS", "ExportGraph", "ExportScope", "ExportService", "GraphPage"]
 
 _HOMES = {"ExportGraph": "graph_build", "ExportScope": "scope", "GRAPH_FORMATS": "service", "ExportService": "service",
-          "GraphPage": "service"}
+          "GraphPage": "graph_page"}
 
 
 def __getattr__(name: str) -> Any:

@@ -4,33 +4,30 @@ import, reached as ``MemoryService.exports``."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from graphmem.errors import InvalidInput
-from graphmem.service.export.graph_build import ExportGraph, build_export_graph
-from graphmem.service.export.graph_page import GraphPage, export_page
-from graphmem.service.export.html_view import render_html
-from graphmem.service.export.memory_file import SOURCE, NumberedRecord, plan_memory_file
-from graphmem.service.export.scope import ExportScope
-from graphmem.service.export.transfer import ImportReport
-from graphmem.service.memories.drafts import build_drafts
-from graphmem.service.recall.engine import RecallEngine
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_choice, check_count
 from graphmem.store.changes import RELATIONS
-from graphmem.store.linked_writes import add_memories_linked
 
 if TYPE_CHECKING:
+    from graphmem.service.export.graph_build import ExportGraph
+    from graphmem.service.export.graph_page import GraphPage
+    from graphmem.service.export.memory_file import NumberedRecord
+    from graphmem.service.export.scope import ExportScope
     from graphmem.service.export.stats import GraphStats
+    from graphmem.service.export.transfer import ImportReport
+    from graphmem.service.recall.engine import RecallEngine
 
-__all__ = ["GRAPH_FORMATS", "ExportService", "GraphPage"]
+__all__ = ["GRAPH_FORMATS", "ExportService"]
 
 # jsonl (the lossless backup) is MemoryService.export_jsonl; these are views of the graph.
 GRAPH_FORMATS = ("node-link", "graphml", "gexf", "cypher", "csv", "dot", "html")
-# The writers and the statistics import networkx (and stats scipy's graph routines) where they are used: every
-# service imports this module, and a command that reads rows (show, sessions, the JSONL export) needs neither.
+# Each use case imports what it uses: the graph (recall's engine and numpy), the writers and the statistics
+# (networkx), the reference-server import (the parser's drafts). ``graphmem stats`` loads the statistics only.
 _TEXT_WRITERS = {"node-link": "write_node_link", "graphml": "write_graphml", "gexf": "write_gexf",
                  "cypher": "write_cypher", "dot": "write_dot"}
 
@@ -38,13 +35,21 @@ _TEXT_WRITERS = {"node-link": "write_node_link", "graphml": "write_graphml", "ge
 class ExportService:
     """Exports of the store's graph."""
 
-    def __init__(self, uow: UnitOfWork, recall: RecallEngine) -> None:
+    def __init__(self, uow: UnitOfWork, recall: Callable[[], RecallEngine]) -> None:
+        """``recall`` gives the recall engine the graph exports select with (built when one first asks)."""
         self.uow = uow
-        self.recall = recall
+        self._recall = recall
         self._stats: tuple[tuple[Any, ...], GraphStats] | None = None
+
+    @property
+    def recall(self) -> RecallEngine:
+        return self._recall()
 
     def graph(self, scope: ExportScope | None = None) -> ExportGraph:
         """The export graph of ``scope`` (default: the whole graph)."""
+        from graphmem.service.export.graph_build import build_export_graph
+        from graphmem.service.export.scope import ExportScope
+
         self.uow.fresh()
         return build_export_graph(self.recall, scope or ExportScope())
 
@@ -53,6 +58,8 @@ class ExportService:
         check_choice("format", fmt, tuple(f for f in GRAPH_FORMATS if f != "csv"))
         export = self.graph(scope)
         if fmt == "html":
+            from graphmem.service.export.html_view import render_html
+
             stream.write(render_html(export))
         else:
             from graphmem.service.export import writers
@@ -76,6 +83,9 @@ class ExportService:
         offset = check_count("offset", offset, 0, 10_000_000)
         limit = check_count("limit", limit, 1, 500)
         max_content_chars = check_count("max_content_chars", max_content_chars, 0, 50_000)
+        from graphmem.service.export.graph_page import export_page
+        from graphmem.service.export.scope import ExportScope
+
         self.uow.fresh()
         return export_page(self.recall, scope or ExportScope(), offset, limit, max_content_chars)
 
@@ -97,6 +107,11 @@ class ExportService:
 
     def import_memory_file(self, records: Sequence[NumberedRecord]) -> ImportReport:
         """Import the MCP reference server's entities and relations in one transaction."""
+        from graphmem.service.export.memory_file import SOURCE, plan_memory_file
+        from graphmem.service.export.transfer import ImportReport
+        from graphmem.service.memories.drafts import build_drafts
+        from graphmem.store.linked_writes import add_memories_linked
+
         plan = plan_memory_file(records, self.uow.settings.limits)
         drafts = build_drafts(self.uow.extractor, plan.observations)
         with self.uow.write() as write:

@@ -8,14 +8,17 @@ at an earlier instant).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from graphmem.core.values import Memory
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.service.memories.results import OpenResult
 from graphmem.service.unit_of_work import UnitOfWork
 from graphmem.service.validation import check_ref, check_strings, check_text
-from graphmem.store.projection import GraphProjection
 from graphmem.store.repository import Repository
+
+if TYPE_CHECKING:
+    from graphmem.store.projection import GraphProjection
 
 __all__ = ["concept_names", "one_memory", "open_memories", "resolve", "resolve_many"]
 
@@ -57,12 +60,12 @@ def concept_names(projection: GraphProjection, node: int) -> list[str]:
 def open_memories(uow: UnitOfWork, refs: Sequence[str], include_relations: bool) -> OpenResult:
     """Full memories by id or topic key, their relations and concepts; unknown references are listed."""
     repository = uow.repository
-    projection = uow.fresh() if uow.pool is None else None
+    projection = uow.fresh() if uow.projection_open else None
     resolved = resolve(repository, refs, strict=False)
     found = repository.memories_by_id(resolved.values())
     memories = tuple(found[resolved[r]] for r in refs if r in resolved and resolved[r] in found)
     relations = tuple(repository.relations_touching([m.id for m in memories])) if include_relations else ()
-    if projection is None:  # a partitioned server holds some projects only: the concepts come from the rows
+    if projection is None:  # none in memory (a one-shot command, a partitioned server): from the rows
         keys = repository.concept_keys(m.id for m in memories)
         concepts = {m.id: tuple(keys[m.id]) for m in memories if m.id in keys}
     else:

@@ -10,14 +10,18 @@ stack) reuses them for its own per-memory scores (:mod:`graphmem.service.lifecyc
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from graphmem.core.decay import DecayParams, danger_priority, in_danger_zone, ranking_factor, retention_score
-from graphmem.core.spreading_graph import FloatArray, IntArray
 from graphmem.core.time import MS_PER_HOUR
 from graphmem.core.values import STATUSES
 from graphmem.settings import DecaySettings
-from graphmem.store.projection import GraphProjection
+
+if TYPE_CHECKING:  # decay_params is the lifecycle's too, in commands that never load the projection (scipy)
+    from graphmem.core.spreading_graph import FloatArray, IntArray
+    from graphmem.store.projection import GraphProjection
 
 __all__ = ["decay_params", "node_scores", "ranking_weights", "review_priority"]
 

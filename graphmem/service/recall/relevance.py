@@ -22,16 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphmem.service.recall.semantic import SemanticLeg, mentioned_share, query_weights
+from graphmem.service.recall.thresholds import DEFAULT_MIN_RELEVANCE  # the default cut, measured there
 from graphmem.store.projection import GraphProjection
 
 __all__ = ["COEFFICIENTS", "DEFAULT_MIN_RELEVANCE", "Evidence", "calibrated", "evidence"]
-
-# The default cut: hits with less than a 1-in-200 chance of being wanted are left out. Measured with
-# scripts/fit_relevance.py: up to 0.006 no gold hit in any top 15 of the four dev sets falls below it (so every
-# R@k and AR@k is unchanged), 0.007 loses the first (MuSiQue), and a cut that helps precision costs recall
-# (0.05: LoCoMo R@10 0.743 → 0.668). At 0.005 it leaves out 5 % of the unanswerable questions' search hits and
-# 11 % of their associate memories; docs/retrieval.md, "Relevance".
-DEFAULT_MIN_RELEVANCE = 0.005
 
 
 @dataclass(frozen=True, slots=True)
