@@ -43,6 +43,7 @@ from graphmem.store.tables import ConceptRow, FactRow, MemoryRow, MentionRow
 __all__ = ["ProjectScope", "load_projects"]
 
 _IN_SCOPE = "SELECT seq FROM memory WHERE project_key IN :projects"
+_GUEST_SLACK = 64  # nodes of room a projection keeps for later guests when a query's guests grow it
 _CONCEPTS_IN_SCOPE = f"SELECT DISTINCT concept_seq FROM mention WHERE memory_seq IN ({_IN_SCOPE})"
 
 
@@ -163,6 +164,10 @@ class ProjectScope:
             if not missing:
                 return
             guests = {key: records[key] for key in missing}
+            # Room for these and a few more, not for a quarter of the projection more: the queries add few guests
+            # (3 to 8 in each project of the 1M-memory bench over its 23 queries), and the first one grew every
+            # per-node array of a 52k-node project by 13k unused slots.
+            projection._reserve(len(guests) + max(_GUEST_SLACK, projection.graph.n_nodes // 256), 0)
             projection.apply_batch(StoredBatch(concepts=guests))
             concepts = [(rec.seq, rec.key, rec.kind, rec.df) for rec in guests.values()]
             seqs = np.array([seq for seq, *_ in concepts], dtype=np.float64)

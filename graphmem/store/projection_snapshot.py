@@ -51,7 +51,6 @@ _FORMAT = 8  # 2: outcome and task_type columns, tools_used sets; 3: float32/int
 # column (store/node_columns.py; a format 5-7 snapshot still loads, its columns gathered to rows on the way in, and a
 # reader of format 7 refuses an 8 and loads from the rows)
 _READABLE = frozenset({5, 6, 7, _FORMAT})
-_BY_ROW = 8  # the first format holding the memory fields by memory row
 
 
 def snapshot_path(engine: Engine) -> Path | None:
@@ -157,7 +156,7 @@ def _belongs(header: dict[str, Any], projection: GraphProjection, engine: Engine
 def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
     projection.graph = SpreadingGraph.from_state(  # the per-node arrays taken as saved, like the columns
         {key.removeprefix("graph_"): value for key, value in arrays.items() if key.startswith("graph_")}, copy=False)
-    if header["format"] >= _BY_ROW:  # taken as saved (mapped copy-on-write); the first node added grows them
+    if "col_memory_row" in arrays:  # taken as saved (mapped copy-on-write); the first node added grows them
         projection.columns.restore(arrays, int(header["memory_rows"]))
     else:
         projection.columns.restore_by_node(arrays, MEMORY)
