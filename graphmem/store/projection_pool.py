@@ -203,8 +203,9 @@ def estimated_bytes(projection: GraphProjection) -> int:
     """What ``projection`` holds in memory: its arrays at their capacity (the graph with its transpose, the
     columns, the seq index, the vector tables, the keyword postings) and its Python objects as
     :func:`sys.getsizeof` counts them (names, the name → node maps, the compact forms, the keyword vocabulary,
-    the tag sets, the relations). A 9,091-memory project of the 1M-memory bench holds about 30 MiB; the arrays
-    and 360 bytes a node, as counted before, left out about a fifth of it (docs/benchmarks.md)."""
+    the tag sets, the relations). A 9,091-memory project of the 1M-memory bench holds about 21 MiB (30 before its
+    memory fields were held per memory, not per node); the arrays and 360 bytes a node, as counted before, left out
+    about a fifth of it (docs/benchmarks.md)."""
     with projection.lock:
         semantic = projection.semantic
         memories, words = semantic.memories, semantic.words
