@@ -37,7 +37,7 @@ from sqlalchemy.engine import Engine
 from graphmem.store.changes import current_generation
 from graphmem.store.engine import snapshot
 from graphmem.store.follow import follow
-from graphmem.store.project_scope import ProjectScope
+from graphmem.store.project_scope import ProjectScope, StoreTotals
 from graphmem.store.projection import GraphProjection
 from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
 from graphmem.store.word_table import WordRows
@@ -77,6 +77,7 @@ class ProjectionPool:
         self._snapshot_min = snapshot_min_memories
         self._exact_below = exact_below  # a store smaller than this: outside mentions read, not estimated
         self._entries: OrderedDict[str | None, PoolEntry] = OrderedDict()
+        self._totals = StoreTotals()  # the store's memory count at a generation, read once for every project
         self._lock = threading.RLock()
         self.loads = 0  # projections built so far (first reads and reloads after eviction)
         self._trimmed = time.monotonic()  # the last release_free_heap
@@ -152,7 +153,8 @@ class ProjectionPool:
     # -- steps ----------------------------------------------------------------------------------
     def _load(self, project: str | None, engine: Engine) -> PoolEntry:
         projection = self._make()
-        scope = None if project is WHOLE_STORE else ProjectScope([project], exact_below=self._exact_below)
+        scope = (None if project is WHOLE_STORE
+                 else ProjectScope([project], exact_below=self._exact_below, totals=self._totals))
         path = self.snapshot_of(project)
         saved = None
         if path is not None and path.exists():
