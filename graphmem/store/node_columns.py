@@ -85,15 +85,16 @@ class MemoryColumn:
         return len(self._row)
 
     def tolist(self) -> list[Any]:
-        return np.asarray(self).tolist()
+        values: list[Any] = np.asarray(self).tolist()
+        return values
 
     def copy(self) -> np.ndarray:
         return np.asarray(self)
 
-    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+    def __eq__(self, other: object) -> Any:
         return np.asarray(self) == other
 
-    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+    def __ne__(self, other: object) -> Any:
         return np.asarray(self) != other
 
     def __lt__(self, other: object) -> Any:
@@ -130,6 +131,10 @@ class NodeColumns:
         if name in NODE_COLUMNS:
             return self.arrays[name][:n_nodes]
         return MemoryColumn(self.arrays[name], self.arrays["memory_row"][:n_nodes])
+
+    def node(self, name: str, n_nodes: int) -> np.ndarray:
+        """The node column ``name`` over the first ``n_nodes`` nodes (a view)."""
+        return self.arrays[name][:n_nodes]
 
     def memory(self, name: str) -> np.ndarray:
         """The memory column ``name`` by row (the rows in use only: a writable view)."""

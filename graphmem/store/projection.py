@@ -7,8 +7,9 @@ keeps its index for the life of the projection (new nodes are appended).
 
 Per-node facts live in numpy columns, not Python objects (:mod:`graphmem.store.node_columns`: a few for
 every node, the memory fields once per memory): a concept's kind is a code column (``concept_kind`` reads it
-as a mapping) and the seq → node index is an int32 array (``memory_by_seq``). Names and the name → node maps are packed arrays as the snapshot saved them plus a list
-and a dict of those added since (:mod:`graphmem.store.packed_names`).
+as a mapping) and the seq → node index is an int32 array (``memory_by_seq``). Names and the name → node maps
+are packed arrays as the snapshot saved them plus a list and a dict of those added since
+(:mod:`graphmem.store.packed_names`).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class ConceptKinds(Mapping[int, str]):
         self._projection = projection
 
     def _codes(self) -> np.ndarray:
-        return self._projection.col("concept_kind")
+        return self._projection.columns.node("concept_kind", self._projection.graph.n_nodes)
 
     def __getitem__(self, node: int) -> str:
         codes = self._codes()
