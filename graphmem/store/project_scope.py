@@ -24,6 +24,7 @@ built on both; what is left is in docs/scaling.md, with the figures this loader 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -40,9 +41,10 @@ from graphmem.store.projection import CONCEPT, MEMORY, GraphProjection, Relation
 from graphmem.store.repository import StoredBatch
 from graphmem.store.tables import ConceptRow, FactRow, MemoryRow, MentionRow
 
-__all__ = ["ProjectScope", "load_projects"]
+__all__ = ["ProjectScope", "StoreTotals", "load_projects"]
 
 _IN_SCOPE = "SELECT seq FROM memory WHERE project_key IN :projects"
+_GUEST_SLACK = 64  # nodes of room a projection keeps for later guests when a query's guests grow it
 _CONCEPTS_IN_SCOPE = f"SELECT DISTINCT concept_seq FROM mention WHERE memory_seq IN ({_IN_SCOPE})"
 
 
@@ -63,12 +65,15 @@ class ProjectScope:
     """The projects a partial projection holds: how it loads, follows the change log and rebuilds
     (a :class:`graphmem.store.follow.FollowScope`)."""
 
-    def __init__(self, projects: Collection[str], *, exact: bool = False, exact_below: int = 0) -> None:
+    def __init__(self, projects: Collection[str], *, exact: bool = False, exact_below: int = 0,
+                 totals: StoreTotals | None = None) -> None:
         """``exact``: read the outside mentions (see :func:`load_projects`); also whenever the store holds
-        fewer than ``exact_below`` memories, where reading them all costs less than a large project's load."""
+        fewer than ``exact_below`` memories, where reading them all costs less than a large project's load.
+        ``totals``: the store's counts as the other scopes of a pool last read them."""
         self.projects = frozenset(projects)
         self.exact = exact
         self.exact_below = exact_below
+        self.totals = totals or StoreTotals()
         self.max_seq = 0  # the newest memory seq counted, held or not: a higher one in the log is new
         self._fresh_concepts: set[str] = set()  # concepts new in this follow (their facts are applied)
         self._rebuilt = False
@@ -82,7 +87,7 @@ class ProjectScope:
 
         with snapshot(engine) as conn:
             generation = current_generation(conn)
-            stored, self.max_seq = _totals(conn)
+            stored, self.max_seq = self.totals.read(conn, generation)
             exact = self.exact = self.exact or stored < self.exact_below
             concepts = conn.execute(query(f"SELECT seq, key, kind, df FROM concept WHERE seq IN "
                                           f"({_CONCEPTS_IN_SCOPE}) ORDER BY seq"), scope).all()
@@ -127,7 +132,7 @@ class ProjectScope:
         """Bring ``projection``, loaded from its snapshot at ``generation``, up to the store's current one."""
         with snapshot(engine) as conn:
             current = current_generation(conn)
-            stored, self.max_seq = _totals(conn)
+            stored, self.max_seq = self.totals.read(conn, current)
         self.exact = self.exact or stored < self.exact_below
         self._rebuilt = False
         reached = follow(projection, engine, generation, upto=current, scope=self)
@@ -163,6 +168,10 @@ class ProjectScope:
             if not missing:
                 return
             guests = {key: records[key] for key in missing}
+            # Room for these and a few more, not for a quarter of the projection more: the queries add few guests
+            # (3 to 8 in each project of the 1M-memory bench over its 23 queries), and the first one grew every
+            # per-node array of a 52k-node project by 13k unused slots.
+            projection._reserve(len(guests) + max(_GUEST_SLACK, projection.graph.n_nodes // 256), 0)
             projection.apply_batch(StoredBatch(concepts=guests))
             concepts = [(rec.seq, rec.key, rec.kind, rec.df) for rec in guests.values()]
             seqs = np.array([seq for seq, *_ in concepts], dtype=np.float64)
@@ -247,10 +256,27 @@ class ProjectScope:
         projection.apply_batch(StoredBatch(concepts={rec.key: rec for rec in held.values()}))  # their new df
 
 
-def _totals(conn: Connection) -> tuple[int, int]:
-    """The store's memory count and newest memory seq."""
-    count, top = conn.execute(text("SELECT count(*), coalesce(max(seq), 0) FROM memory")).one()
-    return int(count), int(top)
+class StoreTotals:
+    """The store's memory count and newest memory seq at one generation, read once for the scopes that share it.
+
+    Every write bumps the store generation, so the counts at a generation never change. ``count(*)`` over the memory
+    table is a full scan: 102 of the 224 ms of a cold 9,078-memory project's first query from its snapshot in the
+    1M-memory store (docs/benchmarks.md); a pool's scopes loaded at the same generation read it once.
+    """
+
+    def __init__(self) -> None:
+        self._at: tuple[int, int, int] | None = None  # (generation, count, newest seq)
+        self._lock = threading.Lock()
+
+    def read(self, conn: Connection, generation: int) -> tuple[int, int]:
+        """The count and newest seq at ``generation``, which ``conn``'s snapshot shows."""
+        with self._lock:
+            if self._at is not None and self._at[0] == generation:
+                return self._at[1], self._at[2]
+        count, top = conn.execute(text("SELECT count(*), coalesce(max(seq), 0) FROM memory")).one()
+        with self._lock:
+            self._at = (generation, int(count), int(top))
+        return int(count), int(top)
 
 
 def _count_outside_mentions(projection: GraphProjection, concepts: Sequence[Sequence[Any]], mentions: np.ndarray,

@@ -5,10 +5,11 @@ follows every write through :meth:`apply_batch`, :meth:`apply_relation` and :met
 so recall never reloads an edge table. Nodes are concepts and memories in one index space; a node
 keeps its index for the life of the projection (new nodes are appended).
 
-Per-node facts live in numpy columns, not Python objects: a concept's kind is a code column
-(``concept_kind`` reads it as a mapping) and the seq → node index is an int32 array
-(``memory_by_seq``). Names and the name → node maps are packed arrays as the snapshot saved them plus a list
-and a dict of those added since (:mod:`graphmem.store.packed_names`).
+Per-node facts live in numpy columns, not Python objects (:mod:`graphmem.store.node_columns`: a few for
+every node, the memory fields once per memory): a concept's kind is a code column (``concept_kind`` reads it
+as a mapping) and the seq → node index is an int32 array (``memory_by_seq``). Names and the name → node maps
+are packed arrays as the snapshot saved them plus a list and a dict of those added since
+(:mod:`graphmem.store.packed_names`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from graphmem.store.collector import collector_paused
 from graphmem.store.convert import to_ms
 from graphmem.store.engine import snapshot
 from graphmem.store.keyword_index import KeywordIndex
+from graphmem.store.node_columns import NodeColumns
 from graphmem.store.packed_names import PackedIndex, PackedStrings
 from graphmem.store.repository import StoredBatch
 from graphmem.store.semantic_index import Embedder, SemanticIndex
@@ -48,15 +50,6 @@ __all__ = ["CONCEPT", "MEMORY", "GraphProjection", "RelationEdge", "VisibilityFi
 CONCEPT = 0  # node_type of a concept node; MEMORY (1) comes from visibility
 _NEVER = np.iinfo(np.int64).max
 _VISIBLE_CACHE_SIZE = 32
-_COLUMNS = {  # name: (dtype, fill)
-    "node_type": (np.int8, -1), "seq": (np.int64, -1), "project": (np.int32, -1), "kind": (np.int32, -1),
-    "status": (np.int8, -1), "created": (np.int64, 0), "valid_from": (np.int64, 0),
-    "valid_to": (np.int64, _NEVER), "hidden": (np.bool_, False), "length": (np.float32, 0.0),  # mention count
-    "df": (np.int32, 0), "strength": (np.float64, 1.0),
-    "use_count": (np.int32, 0), "last_used": (np.int64, 0),  # lifecycle: vectorized decay ranking
-    "outcome": (np.int32, -1), "task_type": (np.int32, -1),  # Kyew's learn fields, codes like project
-    "concept_kind": (np.int16, -1),  # a concept's kind, coded like project (-1 on memory nodes)
-}
 
 
 class ConceptKinds(Mapping[int, str]):
@@ -66,7 +59,7 @@ class ConceptKinds(Mapping[int, str]):
         self._projection = projection
 
     def _codes(self) -> np.ndarray:
-        return self._projection.col("concept_kind")
+        return self._projection.columns.node("concept_kind", self._projection.graph.n_nodes)
 
     def __getitem__(self, node: int) -> str:
         codes = self._codes()
@@ -227,7 +220,7 @@ class GraphProjection:
         self.graph = SpreadingGraph()
         self.semantic = SemanticIndex(self.embedder, self.semantic_settings, self.word_table)
         self.keywords = KeywordIndex()  # the keyword leg's BM25 postings (store/keyword_index.py)
-        self._cols: dict[str, np.ndarray] = {name: np.full(0, fill, dtype) for name, (dtype, fill) in _COLUMNS.items()}
+        self.columns = NodeColumns()
         self.names = PackedStrings()  # memory id or concept key, by node (store/packed_names.py)
         self.concept_nodes = PackedIndex()  # concept key → node
         self.folded_keys: dict[str, str] = {}  # accent-folded key → key, only where they differ
@@ -252,28 +245,27 @@ class GraphProjection:
         return self.memory_count + self.outside_memories
 
     # -- columns --------------------------------------------------------------------------------
-    def col(self, name: str) -> np.ndarray:
-        return self._cols[name][: self.graph.n_nodes]
+    @property
+    def _cols(self) -> dict[str, np.ndarray]:
+        """Every column's array by name, at its capacity (memory columns by memory row)."""
+        return self.columns.arrays
+
+    def col(self, name: str) -> Any:
+        """The column ``name`` by node: an array, or for a memory field a :class:`~graphmem.store.node_columns.
+        MemoryColumn` that indexes like one (``col("status")[nodes]``; a concept node reads the field's fill)."""
+        return self.columns.get(name, self.graph.n_nodes)
 
     def _add_nodes(self, count: int, names: Iterable[str], node_type: int) -> range:
         nodes = self.graph.add_nodes(count)
         self._generation += 1
-        if self.graph.n_nodes > len(self._cols["seq"]):
-            self._resize_columns(grown(self.graph.n_nodes, len(self._cols["seq"])))
-        self._cols["node_type"][nodes.start : nodes.stop] = node_type
+        self.columns.add(nodes, node_type)
         self.names.extend(names)
         return nodes
 
-    def _resize_columns(self, capacity: int) -> None:
-        for name, (dtype, fill) in _COLUMNS.items():
-            resized: np.ndarray = np.full(capacity, fill, dtype)
-            resized[: len(self._cols[name])] = self._cols[name]
-            self._cols[name] = resized
-
-    def _reserve(self, count: int) -> None:
-        """Make room for exactly ``count`` more nodes in the columns and the graph (a load knows its size)."""
-        if self.graph.n_nodes + count > len(self._cols["seq"]):
-            self._resize_columns(self.graph.n_nodes + count)
+    def _reserve(self, count: int, memories: int) -> None:
+        """Make room for exactly ``count`` more nodes, ``memories`` of them memories, in the columns and the graph
+        (a load knows its size)."""
+        self.columns.reserve(self.graph.n_nodes + count, self.columns.rows + memories)
         self.graph.reserve(count)
 
     def kind_names(self) -> list[str]:
@@ -319,7 +311,7 @@ class GraphProjection:
         """Add rows read as :meth:`load` reads them (by it, or scoped to some projects by
         :mod:`graphmem.store.project_scope`) to an empty projection."""
         with self.lock:
-            self._reserve(len(concepts) + len(memories))
+            self._reserve(len(concepts) + len(memories), len(memories))
             self._load_concepts(concepts)
             self._load_memories(memories)
             keys = [c[1] for c in concepts]
@@ -407,15 +399,16 @@ class GraphProjection:
         self._generation += 1
         c = self._cols
         c["seq"][node] = seq
-        c["project"][node] = self.code("project", project)
-        c["kind"][node] = self.code("kind", kind)
-        c["status"][node] = STATUSES.index(status)
-        c["created"][node], c["valid_from"][node] = created, vfrom
-        c["valid_to"][node] = _NEVER if vto is None else vto
-        c["length"][node], c["strength"][node] = length, strength
-        c["use_count"][node], c["last_used"][node] = use_count, last_used
-        c["outcome"][node] = self.code("outcome", outcome)
-        c["task_type"][node] = self.code("task_type", task_type)
+        row = int(c["memory_row"][node])
+        c["project"][row] = self.code("project", project)
+        c["kind"][row] = self.code("kind", kind)
+        c["status"][row] = STATUSES.index(status)
+        c["created"][row], c["valid_from"][row] = created, vfrom
+        c["valid_to"][row] = _NEVER if vto is None else vto
+        c["length"][row], c["strength"][row] = length, strength
+        c["use_count"][row], c["last_used"][row] = use_count, last_used
+        c["outcome"][row] = self.code("outcome", outcome)
+        c["task_type"][row] = self.code("task_type", task_type)
 
     # -- following writes -----------------------------------------------------------------------
     def apply_batch(self, batch: StoredBatch) -> None:
@@ -504,14 +497,14 @@ class GraphProjection:
         with self.lock:
             node = self.memory_nodes.get(memory_id)
             if node is not None:
-                self._cols["hidden"][node] = hidden
+                self._cols["hidden"][self.columns.rows_of(node)] = hidden
                 self._generation += 1
 
     def _write_memory(self, node: int, seq: int, memory: Memory) -> None:
         self._set_memory_columns(
             node, seq, memory.project, memory.kind, memory.status, to_ms(memory.created_at),
             to_ms(memory.valid_from), None if memory.valid_to is None else to_ms(memory.valid_to),
-            float(self._cols["length"][node]) or 0.0, memory.strength,
+            float(self._cols["length"][self.columns.rows_of(node)]) or 0.0, memory.strength,
             memory.use_count, to_ms(memory.last_used_at), memory.outcome, memory.task_type)
         if memory.tags:
             self.tags[node] = frozenset(memory.tags)
@@ -531,7 +524,7 @@ class GraphProjection:
         routed = np.power(weights, self.settings.topic_exponent)
         self.graph.add_edges(np.concatenate([m_nodes, c_nodes]), np.concatenate([c_nodes, m_nodes]),
                              np.concatenate([weights, routed]))
-        np.add.at(self._cols["length"], m_nodes, 1.0)
+        np.add.at(self._cols["length"], self.columns.rows_of(m_nodes), 1.0)
 
     def _add_semantic(self, nodes: list[int], keys: list[str], kinds: list[str]) -> None:
         """Vectors for the new concepts, and their join and relatedness edges (both ways, like co-occurrence)."""
@@ -569,9 +562,9 @@ class GraphProjection:
         if status == "judged":
             self._generation += 1
             if semantics.recall == "hide_target":
-                self._cols["hidden"][target] = True
+                self._cols["hidden"][self.columns.rows_of(target)] = True
             elif semantics.recall == "hide_source":
-                self._cols["hidden"][source] = True
+                self._cols["hidden"][self.columns.rows_of(source)] = True
         weight = self.settings.relation_weight * semantics.spread * confidence
         if weight > 0:
             self.graph.add_edges([source, target], [target, source], [weight, weight])
@@ -586,7 +579,9 @@ class GraphProjection:
         key = (view, now_ms // 1000, self._generation)
         cached = self._visible_cache.get(key)
         if cached is None:
-            cached = evaluate_visibility(view, now_ms, self.col, self._codes, self.tags, self.tools)
+            columns = self.columns
+            cached = evaluate_visibility(view, now_ms, columns.memory, self._codes, self.tags, self.tools,
+                                         nodes=columns.memory("node"), n_nodes=self.graph.n_nodes)
             if len(self._visible_cache) >= _VISIBLE_CACHE_SIZE:
                 self._visible_cache.clear()
             self._visible_cache[key] = cached

@@ -37,7 +37,7 @@ from sqlalchemy.engine import Engine
 from graphmem.store.changes import current_generation
 from graphmem.store.engine import snapshot
 from graphmem.store.follow import follow
-from graphmem.store.project_scope import ProjectScope
+from graphmem.store.project_scope import ProjectScope, StoreTotals
 from graphmem.store.projection import GraphProjection
 from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
 from graphmem.store.word_table import WordRows
@@ -93,6 +93,7 @@ class ProjectionPool:
         self._snapshot_min = snapshot_min_memories
         self._exact_below = exact_below  # a store smaller than this: outside mentions read, not estimated
         self._entries: OrderedDict[str | None, PoolEntry] = OrderedDict()
+        self._totals = StoreTotals()  # the store's memory count at a generation, read once for every project
         self._lock = threading.RLock()
         self.loads = 0  # projections built so far (first reads and reloads after eviction)
         self._trimmed = time.monotonic()  # the last release_free_heap
@@ -207,7 +208,8 @@ class ProjectionPool:
     # -- steps ----------------------------------------------------------------------------------
     def _load(self, project: str | None, engine: Engine) -> PoolEntry:
         projection = self._make()
-        scope = None if project is WHOLE_STORE else ProjectScope([project], exact_below=self._exact_below)
+        scope = (None if project is WHOLE_STORE
+                 else ProjectScope([project], exact_below=self._exact_below, totals=self._totals))
         path = self.snapshot_of(project)
         saved = None
         if path is not None and path.exists():
@@ -258,8 +260,9 @@ def estimated_bytes(projection: GraphProjection) -> int:
     """What ``projection`` holds in memory: its arrays at their capacity (the graph with its transpose, the
     columns, the seq index, the vector tables, the keyword postings) and its Python objects as
     :func:`sys.getsizeof` counts them (names, the name → node maps, the compact forms, the keyword vocabulary,
-    the tag sets, the relations). A 9,091-memory project of the 1M-memory bench holds about 30 MiB; the arrays
-    and 360 bytes a node, as counted before, left out about a fifth of it (docs/benchmarks.md)."""
+    the tag sets, the relations). A 9,091-memory project of the 1M-memory bench holds about 21 MiB (30 before its
+    memory fields were held per memory, not per node); the arrays and 360 bytes a node, as counted before, left out
+    about a fifth of it (docs/benchmarks.md)."""
     with projection.lock:
         semantic = projection.semantic
         memories, words = semantic.memories, semantic.words

@@ -35,20 +35,22 @@ from graphmem.core.spreading_graph import SpreadingGraph
 from graphmem.store.collector import collector_paused
 from graphmem.store.keyword_index import KeywordIndex
 from graphmem.store.packed_names import PackedIndex, PackedStrings
-from graphmem.store.projection import _COLUMNS, CONCEPT, MEMORY, GraphProjection, RelationEdge, SeqIndex
+from graphmem.store.projection import CONCEPT, MEMORY, GraphProjection, RelationEdge, SeqIndex
 from graphmem.store.semantic_index import SemanticIndex
 from graphmem.store.tables import SCHEMA_VERSION
 
 __all__ = ["load_snapshot", "save_snapshot", "snapshot_path"]
 
-_FORMAT = 7  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
+_FORMAT = 8  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
 # (concept kinds a column, df/use_count int32, length float32), accent-folded keys stored; 4: semantic vectors;
 # 5: the keyword index; 6: memory vectors int8 with a scale per row (a format-5 snapshot still loads: its
 # float16 rows are quantized on the way in; a reader of format 5 refuses a 6 and loads from the rows); 7: the
 # names' start offsets and the name → node maps and the compact-form map as sorted keys (store/packed_names.py:
 # the open builds no dict; a format-5 or 6 snapshot still loads, building them as before, and a reader of
-# format 6 refuses a 7 and loads from the rows)
-_READABLE = frozenset({5, 6, _FORMAT})
+# format 6 refuses a 7 and loads from the rows); 8: the memory fields by memory row, not by node, with the node → row
+# column (store/node_columns.py; a format 5-7 snapshot still loads, its columns gathered to rows on the way in, and a
+# reader of format 7 refuses an 8 and loads from the rows)
+_READABLE = frozenset({5, 6, 7, _FORMAT})
 
 
 def snapshot_path(engine: Engine) -> Path | None:
@@ -65,7 +67,7 @@ def save_snapshot(projection: GraphProjection, path: Path, engine: Engine, gener
     """Write the projection at ``generation`` atomically (a reader never sees half a file)."""
     with projection.lock:
         arrays = {f"graph_{key}": value for key, value in projection.graph.state().items()}
-        arrays |= {f"col_{name}": projection.col(name) for name in _COLUMNS}
+        arrays |= projection.columns.state(projection.graph.n_nodes)
         arrays |= projection.semantic.state()
         arrays |= projection.keywords.state()
         try:
@@ -80,7 +82,8 @@ def save_snapshot(projection: GraphProjection, path: Path, engine: Engine, gener
                   "semantic_edges": projection.semantic.edge_counts, **in_header,
                   "tags": {str(node): sorted(tags) for node, tags in projection.tags.items()},
                   "tools": {str(node): sorted(tools) for node, tools in projection.tools.items()},
-                  "relations": list(projection.relations.values()), "memory_count": projection.memory_count}
+                  "relations": list(projection.relations.values()), "memory_count": projection.memory_count,
+                  "memory_rows": projection.columns.rows}
     arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".projection-", suffix=".npz")
@@ -153,9 +156,10 @@ def _belongs(header: dict[str, Any], projection: GraphProjection, engine: Engine
 def _restore(projection: GraphProjection, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
     projection.graph = SpreadingGraph.from_state(  # the per-node arrays taken as saved, like the columns
         {key.removeprefix("graph_"): value for key, value in arrays.items() if key.startswith("graph_")}, copy=False)
-    for name, (dtype, _fill) in _COLUMNS.items():
-        # Taken as saved (exactly n long, mapped copy-on-write); the first node added grows a column.
-        projection._cols[name] = np.asarray(arrays[f"col_{name}"], dtype=dtype)
+    if "col_memory_row" in arrays:  # taken as saved (mapped copy-on-write); the first node added grows them
+        projection.columns.restore(arrays, int(header["memory_rows"]))
+    else:
+        projection.columns.restore_by_node(arrays, MEMORY)
     _restore_names(projection, header, arrays)
     projection.folded_keys = header["folded"]
     memory_nodes = np.flatnonzero(arrays["col_node_type"] == MEMORY)

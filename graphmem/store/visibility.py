@@ -37,13 +37,19 @@ class VisibilityFilter:
 def evaluate_visibility(view: VisibilityFilter, now_ms: int, col: Callable[[str], np.ndarray],
                         codes: Mapping[str, Mapping[str, int]],
                         tags: Mapping[int, frozenset[str]],
-                        tools: Mapping[int, frozenset[str]] | None = None) -> np.ndarray:
+                        tools: Mapping[int, frozenset[str]] | None = None, *,
+                        nodes: np.ndarray | None = None, n_nodes: int = 0) -> np.ndarray:
     """Boolean mask over nodes: the memories ``view`` admits at ``now_ms`` (concept nodes are False).
+
+    ``col`` gives a memory field's column. With ``nodes`` (the node of each memory row) the columns are by memory
+    row, as the projection holds them (store/node_columns.py): the filter is evaluated over the memories only and
+    set on a mask of ``n_nodes``. Without, they are by node and ``col("node_type")`` tells the memories.
 
     Default recall sees active and promoted memories not hidden by a judged relation and not past
     ``valid_to``; ``as_of=t`` sees exactly what existed and was valid at ``t``.
     """
-    mask: np.ndarray = col("node_type") == MEMORY
+    mask: np.ndarray = (np.ones(nodes.size, dtype=bool) if nodes is not None
+                        else np.asarray(col("node_type")) == MEMORY)
     if view.project is not None:
         mask &= col("project") == codes["project"].get(view.project, -2)
     if view.kinds:
@@ -59,6 +65,10 @@ def evaluate_visibility(view: VisibilityFilter, now_ms: int, col: Callable[[str]
         mask &= np.isin(col("outcome"), [codes["outcome"].get(value, -2) for value in view.outcomes])
     if view.task_types:
         mask &= np.isin(col("task_type"), [codes["task_type"].get(value, -2) for value in view.task_types])
+    if nodes is not None:
+        by_node = np.zeros(n_nodes, dtype=bool)
+        by_node[nodes[mask]] = True
+        mask = by_node
     _require_all(mask, view.tags, tags)
     _require_all(mask, view.tools, tools or {})
     return mask

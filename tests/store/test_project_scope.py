@@ -130,3 +130,47 @@ def test_a_scoped_projection_round_trips_through_a_snapshot_of_its_own(store, tm
     # The outside mentions live in the out-strength and out-degree the snapshot keeps.
     assert restored.graph.out_strength.tolist() == scoped.graph.out_strength.tolist()
     assert restored.graph.out_degree.tolist() == scoped.graph.out_degree.tolist()
+
+
+def test_a_querys_guest_concepts_grow_the_projection_by_a_few_nodes_not_a_quarter(store):
+    from graphmem.store.project_scope import ProjectScope
+
+    service, _billing, _search = store
+    scoped = _projection(service)
+    scope = ProjectScope(["billing"])
+    scope.load(scoped, service.engine)
+    n = scoped.graph.n_nodes
+    assert len(scoped._cols["node_type"]) == n  # a load leaves no room
+    elsewhere = sorted(set(service.uow.fresh().concept_nodes.keys()) - set(scoped.concept_nodes.keys()))[:2]
+    scope.admit(scoped, service.engine, elsewhere)
+    assert scoped.graph.n_nodes == n + 2 and all(key in scoped.concept_nodes for key in elsewhere)
+    assert len(scoped._cols["node_type"]) == len(scoped.graph._out_strength) == n + 2 + 64
+    assert scoped.col("df")[scoped.concept_nodes[elsewhere[0]]] > 0
+
+
+def test_scopes_that_share_the_store_totals_count_the_memory_table_once_per_generation(store):
+    from sqlalchemy import event
+
+    from graphmem.store.project_scope import ProjectScope, StoreTotals
+
+    service, billing, search = store
+    counts: list[str] = []
+
+    def spy(conn, cursor, statement, *args):
+        if "count(*)" in statement and "FROM memory" in statement:
+            counts.append(statement)
+
+    event.listen(service.engine, "before_cursor_execute", spy)
+    try:
+        totals = StoreTotals()
+        first, second = _projection(service), _projection(service)
+        ProjectScope(["billing"], totals=totals).load(first, service.engine)
+        ProjectScope(["search"], totals=totals).load(second, service.engine)
+        assert len(counts) == 1  # one full count for both: the same generation
+        assert first.store_memory_count == second.store_memory_count == len(billing) + len(search) + 1
+        service.store("The search service caches its facets for an hour", project="search")
+        third = _projection(service)
+        ProjectScope(["search"], totals=totals).load(third, service.engine)
+        assert len(counts) == 2 and third.store_memory_count == len(billing) + len(search) + 2
+    finally:
+        event.remove(service.engine, "before_cursor_execute", spy)

@@ -14,7 +14,8 @@ from graphmem.service import unit_of_work
 from graphmem.settings import SemanticSettings
 from graphmem.store.changes import current_generation
 from graphmem.store.engine import snapshot
-from graphmem.store.projection import GraphProjection
+from graphmem.store.node_columns import MEMORY_COLUMNS, NODE_COLUMNS
+from graphmem.store.projection import GraphProjection, VisibilityFilter
 from graphmem.store.projection_snapshot import load_snapshot, save_snapshot, snapshot_path
 from graphmem.store.semantic_index import SemanticIndex
 from tests.conftest import ORDERS, WEBHOOK
@@ -164,7 +165,7 @@ def test_a_restored_projection_grows_in_memory_and_leaves_its_snapshot_file_as_i
 
     # Columns and vectors were mapped copy-on-write: writing to them changes the projection, not the file.
     node = restored.memory_nodes[first]
-    restored._cols["strength"][node] = 0.125
+    restored.columns.memory("strength")[restored.columns.rows_of(node)] = 0.125
     restored.semantic.memories.vectors[0, 0] = 7
     assert restored.col("strength")[node] == 0.125
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
@@ -264,6 +265,7 @@ def test_a_format_6_snapshot_still_loads_with_its_names_split_and_its_maps_built
                   if name not in {"names_starts", "concept_keys", "concept_slots", "memory_keys", "memory_slots",
                                   "compact_starts", "compact_keys", "compact_slots"}}
     header = json.loads(arrays["header"].tobytes())
+    arrays = _columns_by_node(arrays)
     arrays["header"] = np.frombuffer(json.dumps({**header, "format": 6}).encode(), dtype=np.uint8)
     np.savez(path, **arrays)
     restored = _restored(service, path, generation)
@@ -271,7 +273,43 @@ def test_a_format_6_snapshot_still_loads_with_its_names_split_and_its_maps_built
     assert restored.memory_nodes[first] == service.projection.memory_nodes[first]
     assert dict(restored.concept_nodes) == dict(service.projection.concept_nodes)
     assert dict(restored.semantic.compact) == dict(service.projection.semantic.compact)
-    arrays["header"] = np.frombuffer(json.dumps({**header, "format": 8}).encode(), dtype=np.uint8)
+    arrays["header"] = np.frombuffer(json.dumps({**header, "format": 9}).encode(), dtype=np.uint8)
     np.savez(path, **arrays)  # a format this reader does not know: the caller loads from the rows
     fresh = GraphProjection(service.projection.settings, service.settings.semantic, service.projection.embedder)
     assert load_snapshot(fresh, path, service.engine, generation) is None
+
+
+def _columns_by_node(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A snapshot's columns as format 7 and before held them: every field for every node, no memory rows."""
+    arrays = dict(arrays)
+    nodes = arrays.pop("col_node")[:-1]
+    arrays.pop("col_memory_row")
+    for name, (dtype, fill) in MEMORY_COLUMNS.items():
+        if name != "node":
+            by_node = np.full(arrays["col_node_type"].size, fill, dtype)
+            by_node[nodes] = arrays[f"col_{name}"][:-1]
+            arrays[f"col_{name}"] = by_node
+    return arrays
+
+
+def test_a_format_7_snapshot_holding_every_field_by_node_still_loads_the_same(service, tmp_path):
+    memories = [service.store(text, project=project, kind=kind).id for text, project, kind in (
+        ("Deploy the API with helm upgrade --atomic", "web", "decision"),
+        ("Rollback of the billing migration", "billing", "error"),
+        ("The helm chart pins the API image", "web", "note"))]
+    service.edits.forget(memories[1])
+    path, generation = _saved(service, tmp_path)
+    with np.load(path) as saved:
+        arrays = _columns_by_node({name: saved[name] for name in saved.files})
+    header = json.loads(arrays["header"].tobytes())
+    arrays["header"] = np.frombuffer(json.dumps({**header, "format": 7}).encode(), dtype=np.uint8)
+    np.savez(path, **arrays)
+    restored = _restored(service, path, generation)
+    assert restored.memory_nodes == service.projection.memory_nodes
+    for name in (*NODE_COLUMNS, *MEMORY_COLUMNS):
+        if name != "node":
+            assert restored.col(name).tolist() == service.projection.col(name).tolist(), name
+    view = VisibilityFilter(project="web")
+    assert np.array_equal(restored.visible(view, 0), service.projection.visible(view, 0))
+    restored.set_hidden(memories[0], True)  # a restored projection is written by memory row
+    assert restored.col("hidden")[restored.memory_nodes[memories[0]]]
