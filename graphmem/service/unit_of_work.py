@@ -240,6 +240,7 @@ class UnitOfWork:
 
     def _write_whole_snapshot(self) -> SnapshotWritten:
         from graphmem.store.projection_pool import SnapshotWritten
+        from graphmem.store.projection_snapshot import is_current_format
 
         with self._lock:
             projection = self.fresh()
@@ -249,7 +250,7 @@ class UnitOfWork:
                 reason = "an in-memory store keeps no snapshot"
             elif memories < SNAPSHOT_MIN_MEMORIES:
                 reason = f"fewer than {SNAPSHOT_MIN_MEMORIES:,} memories: it loads from its rows as fast"
-            elif self._snapshot_generation == self._seen and path.exists():
+            elif self._snapshot_generation == self._seen and path.exists() and is_current_format(path):
                 reason = "its snapshot is current"
             started = time.perf_counter()
             if not reason:

@@ -39,7 +39,7 @@ from graphmem.store.engine import snapshot
 from graphmem.store.follow import follow
 from graphmem.store.project_scope import ProjectScope, StoreTotals
 from graphmem.store.projection import GraphProjection
-from graphmem.store.projection_snapshot import load_snapshot, save_snapshot
+from graphmem.store.projection_snapshot import is_current_format, load_snapshot, save_snapshot
 from graphmem.store.word_table import WordRows
 from nlp.heap import release_free_heap
 
@@ -179,10 +179,11 @@ class ProjectionPool:
                 reason = "an in-memory store keeps no snapshot"
             elif memories < self._snapshot_min:
                 reason = f"fewer than {self._snapshot_min} memories: it loads from its rows as fast"
-            elif entry.generation <= entry.saved and path.exists():
+            elif entry.generation <= entry.saved and path.exists() and is_current_format(path):
                 reason = "its snapshot is current"
             started = time.perf_counter()
             if not reason:
+                entry.saved = min(entry.saved, entry.generation - 1)  # current, but in an older format: again
                 self._save(project, entry, engine)
                 if entry.saved != entry.generation:
                     reason = f"cannot write {path}"

@@ -39,7 +39,7 @@ from graphmem.store.projection import CONCEPT, MEMORY, GraphProjection, Relation
 from graphmem.store.semantic_index import SemanticIndex
 from graphmem.store.tables import SCHEMA_VERSION
 
-__all__ = ["load_snapshot", "save_snapshot", "snapshot_path"]
+__all__ = ["is_current_format", "load_snapshot", "save_snapshot", "snapshot_path"]
 
 _FORMAT = 8  # 2: outcome and task_type columns, tools_used sets; 3: float32/int32 CSR, compact columns
 # (concept kinds a column, df/use_count int32, length float32), accent-folded keys stored; 4: semantic vectors;
@@ -95,6 +95,16 @@ def save_snapshot(projection: GraphProjection, path: Path, engine: Engine, gener
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def is_current_format(path: Path) -> bool:
+    """Whether the snapshot at ``path`` is written in this version's format (an older one still loads, but a
+    snapshot written again loads leaner: ``graphmem snapshot`` rewrites it)."""
+    try:
+        header = json.loads(_mapped(path)["header"].tobytes())
+    except (OSError, ValueError, TypeError, KeyError, struct.error, zipfile.BadZipFile):
+        return False
+    return bool(header.get("format") == _FORMAT)
 
 
 def load_snapshot(projection: GraphProjection, path: Path, engine: Engine, current_generation: int) -> int | None:

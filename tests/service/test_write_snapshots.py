@@ -8,12 +8,14 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from graphmem import MemoryService, Settings
 from graphmem.cli import main
 from graphmem.errors import InvalidInput
 from graphmem.service import unit_of_work
+from graphmem.store.projection_snapshot import is_current_format
 
 WORDS = ["webhook", "retry", "stripe", "billing", "invoice", "refund", "search", "index", "queue", "worker",
          "deploy", "kubernetes", "cache", "redis", "postgres", "migration", "schema", "token", "auth", "login"]
@@ -156,3 +158,28 @@ def test_the_cli_command_reports_each_project(written, monkeypatch, capsys, back
                                 "0 of 1 snapshots written"]
     assert main(["--db", written.db, "snapshot", "--project", "nope"]) == 2
     assert "no memory belongs to project 'nope'" in capsys.readouterr().err
+
+
+def test_a_current_snapshot_in_an_older_format_is_written_again(written, extractor, monkeypatch):
+    """A format-7 file still loads, but it holds every memory field by node: the command rewrites it."""
+    from tests.store.test_projection_snapshot import _columns_by_node
+
+    monkeypatch.setattr(unit_of_work, "PROJECT_SNAPSHOT_MIN_MEMORIES", 10)
+    service = MemoryService(_partitioned(written), extractor=extractor)
+    try:
+        [first] = service.write_snapshots(["api"])
+        assert first.path is not None
+        path = Path(first.path)
+        with np.load(path) as saved:
+            arrays = _columns_by_node({name: saved[name] for name in saved.files})
+        header = json.loads(arrays["header"].tobytes())
+        arrays["header"] = np.frombuffer(json.dumps({**header, "format": 7}).encode(), dtype=np.uint8)
+        np.savez(path, **arrays)
+        assert not is_current_format(path)
+        [again] = service.write_snapshots(["api"])
+        assert (again.loaded_from, again.written, again.memories) == ("snapshot", True, 40)  # it loaded, then
+        assert is_current_format(path)
+        [third] = service.write_snapshots(["api"])
+        assert (third.written, third.reason) == (False, "its snapshot is current")
+    finally:
+        service.close()
