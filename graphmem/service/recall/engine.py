@@ -491,9 +491,11 @@ class RecallEngine:
         if targets.size == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         unique, first, inverse = np.unique(targets, return_index=True, return_inverse=True)
-        summed = np.bincount(inverse, weights=weights / (position + 1), minlength=unique.size)
+        summed: FloatArray = np.bincount(inverse, weights=weights / (position + 1), minlength=unique.size).astype(
+            np.float64, copy=False)
         order = np.argsort(first, kind="stable")
-        return unique[order], summed[order]
+        concepts: IntArray = unique[order].astype(np.int64, copy=False)
+        return concepts, summed[order]
 
 
 def _carriers(names: Sequence[str], mentions: list[tuple[int, float]], vector: FloatArray) -> list[str]:
