@@ -376,6 +376,21 @@ class SpreadingGraph:
         targets_out: IntArray = (unique % width).astype(np.int64)
         return positions_out, targets_out, summed
 
+    def linked(self, nodes: IntArray, targets: IntArray) -> tuple[IntArray, IntArray]:
+        """The distinct (position in ``nodes``, target) pairs of the edges from ``nodes`` into ``targets``, sorted
+        by position, then target: :meth:`rows` without the weights, deduplicating only the edges kept.
+
+        >>> g = SpreadingGraph(); _ = g.add_nodes(4)
+        >>> g.add_edges([0, 0, 1, 1], [2, 3, 2, 2], [1.0, 1.0, 1.0, 1.0])
+        >>> [part.tolist() for part in g.linked(np.array([1, 0]), np.array([2]))]
+        [[0, 1], [2, 2]]
+        """
+        row, target, _ = self._gather(np.asarray(nodes, dtype=np.int64))
+        kept = np.isin(target, targets)
+        width = max(self._n, 1)
+        keys = np.unique(row[kept] * width + target[kept])
+        return (keys // width).astype(np.int64), (keys % width).astype(np.int64)
+
     def _gather(self, nodes: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
         """Every stored edge of ``nodes`` (base and delta, parallel edges not yet summed):
         (position in ``nodes``, target, weight), read straight from the CSR rows."""

@@ -28,6 +28,7 @@ from nlp.normalize import fold_accents
 __all__ = ["Activation", "RecallEngine"]
 
 _BRIDGE_KINDS = frozenset({"entity", "identifier", "phrase"})
+CARRIERS_SHOWN = 5  # a hit's concepts: those that passed it the most activation
 _QUERY_CACHE_SIZE = 256
 # A fallback (head word, part) is a weaker cue; a word of the same form ("rollback" for "roll back") is the
 # concept itself; a word close in meaning counts by its cosine on top of this factor.
@@ -226,7 +227,7 @@ class RecallEngine:
             row = rows[seq]
             result.append(MemoryHit(
                 id=row.id, type=row.kind, content=row.content, project=row.project,
-                activation_score=round(score_of.get(node, 0.0), 6), concepts=tuple(carriers[index][:5]),
+                activation_score=round(score_of.get(node, 0.0), 6), concepts=tuple(carriers[index]),
                 direct=direct[index], created_at=from_ms(row.created_at).isoformat(), topic_key=row.topic_key,
                 tags=row.tags, score=round(key_of.get(node, 0.0), 6)))
         return result
@@ -247,9 +248,13 @@ class RecallEngine:
         flows = vector[targets] * weights[flowing]
         # By node, then the strongest flow first; equal flows by the higher node (sorted(..., reverse=True)).
         order = np.lexsort((-targets, -flows, position))
+        position, targets = position[order], targets[order]
+        # A hit shows its first CARRIERS_SHOWN carriers: only their names are read (a hit has ~20 concepts).
+        starts = np.searchsorted(position, position, side="left")
+        shown = np.arange(position.size) - starts < CARRIERS_SHOWN
         carriers: list[list[str]] = [[] for _ in nodes]
         names = projection.names
-        for at, concept in zip(position[order].tolist(), targets[order].tolist(), strict=True):
+        for at, concept in zip(position[shown].tolist(), targets[shown].tolist(), strict=True):
             carriers[at].append(names[concept])
         return carriers, direct.tolist()
 
@@ -450,19 +455,11 @@ class RecallEngine:
             seed_names = {seed.name for seed in activation.seeds}
             mask = self.projection.visible(view, now_ms)
             scope = self._scope(view, mask)
-            bridge: dict[int, float] = {}
-            kinds = self.projection.concept_kind
-            for rank, node in enumerate(sources):
-                for concept, weight in self.projection.concepts_of(node):
-                    name = self.projection.names[concept]
-                    if name in seed_names or kinds.get(concept) not in _BRIDGE_KINDS:
-                        continue
-                    bridge[concept] = bridge.get(concept, 0.0) + weight / (rank + 1)
-            concepts = np.fromiter(bridge.keys(), dtype=np.int64)
+            concepts, summed = self._bridge_concepts(sources, seed_names)
             local_df = scope.document_frequency(concepts)
             # Specificity within the filter, and no hubs: a speaker's name bridges to every turn.
             keep = ~scope.is_hub(local_df) & (local_df > 0)  # a bridge must lead into the filter
-            weights = np.fromiter(bridge.values(), float) * np.array([idf(df, scope.size) for df in local_df])
+            weights = summed * np.array([idf(df, scope.size) for df in local_df.tolist()])
             if not keep.any():
                 return ()
             # The bridged memories are one hop from the bridge concepts: a single sparse product
@@ -473,6 +470,32 @@ class RecallEngine:
                 prune=self.settings.activation.prune, admit=scope.admit)
             mask[sources] = False
             return self._rank(nodes, values, mask, limit)
+
+    def _bridge_concepts(self, sources: list[int], seed_names: set[str]) -> tuple[IntArray, FloatArray]:
+        """The bridge's concepts, in the order the sources (best first) first mention them, and each one's
+        mention weights summed over the sources, the source of rank r counting 1/r; hold the projection's lock.
+
+        Only entities, identifiers and phrases bridge, and never a seed of the query. One read of the
+        sources' rows; the sums are added in rank order, as a loop over the sources would add them.
+        """
+        projection = self.projection
+        position, targets, weights = projection.graph.rows(np.asarray(sources, dtype=np.int64))
+        kinds = projection.kind_names()
+        codes = [code for code, kind in enumerate(kinds) if kind in _BRIDGE_KINDS]
+        bridging = np.isin(projection.col("concept_kind")[targets], codes)  # memory nodes have no kind (-1)
+        position, targets, weights = position[bridging], targets[bridging], weights[bridging]
+        names = projection.names
+        unseeded = np.fromiter((names[concept] not in seed_names for concept in targets.tolist()), dtype=bool,
+                               count=targets.size)
+        position, targets, weights = position[unseeded], targets[unseeded], weights[unseeded]
+        if targets.size == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        unique, first, inverse = np.unique(targets, return_index=True, return_inverse=True)
+        summed: FloatArray = np.bincount(inverse, weights=weights / (position + 1), minlength=unique.size).astype(
+            np.float64, copy=False)
+        order = np.argsort(first, kind="stable")
+        concepts: IntArray = unique[order].astype(np.int64, copy=False)
+        return concepts, summed[order]
 
 
 def _carriers(names: Sequence[str], mentions: list[tuple[int, float]], vector: FloatArray) -> list[str]:

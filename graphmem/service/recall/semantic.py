@@ -168,10 +168,9 @@ def mentioned_share(projection: GraphProjection, weights: dict[str, float], node
     concepts = np.fromiter(known, dtype=np.int64)
     concept_weights = np.fromiter(known.values(), dtype=float)
     order = np.argsort(concepts)
-    position, targets, _ = projection.graph.rows(nodes)
-    mentioned = np.isin(targets, concepts)
-    at = order[np.searchsorted(concepts[order], targets[mentioned])]
-    covered: np.ndarray = np.bincount(position[mentioned], weights=concept_weights[at], minlength=nodes.size)
+    position, targets = projection.graph.linked(nodes, concepts)
+    at = order[np.searchsorted(concepts[order], targets)]
+    covered: np.ndarray = np.bincount(position, weights=concept_weights[at], minlength=nodes.size)
     return covered / total
 
 
