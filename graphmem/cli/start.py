@@ -95,7 +95,8 @@ def _open_then_collect(settings: Any) -> Any:
 
     What is alive then (the modules, the tool models, the projection's objects) lives as long as the server, so
     one collection drops start-up's garbage and the rest moves to the permanent generation: a full collection
-    walked all of it, about 200 ms twice in 1,200 calls, 0.4 ms per call on average (docs/benchmarks.md, 7c)."""
+    walked all of it: two of them took 405 ms in 805 calls, 0.4 ms per call with the younger ones (docs/benchmarks.md,
+    section 7c)."""
     from graphmem.service import MemoryService
 
     try:
