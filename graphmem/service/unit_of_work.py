@@ -127,6 +127,7 @@ class UnitOfWork:
         self._lock = threading.RLock()
         self._snapshot: Path | None = None
         self._snapshot_generation = 0
+        self._loaded_from = ""  # where the whole store's projection came from: "snapshot" or "rows"
         self._joined: Write | None = None  # the open write of :meth:`atomic`, which nested writes join
         # The generation the projection reflects; until one is open, the last one this process wrote (what a
         # replica must have replayed before this process reads from it).
@@ -243,23 +244,29 @@ class UnitOfWork:
         from graphmem.store.projection_snapshot import is_current_format
 
         with self._lock:
+            held, started = self._projection is not None, time.perf_counter()
             projection = self.fresh()
+            load_ms = (time.perf_counter() - started) * 1000
+            loaded_from = "held" if held else self._loaded_from
             memories, path = projection.memory_count, self._snapshot
+            # Opened from the rows, a large store writes its snapshot at once (``_load``): that was this command's.
+            opened_it = loaded_from == "rows" and self._snapshot_generation == self._seen > 0
             reason = ""
             if path is None:
                 reason = "an in-memory store keeps no snapshot"
             elif memories < SNAPSHOT_MIN_MEMORIES:
                 reason = f"fewer than {SNAPSHOT_MIN_MEMORIES:,} memories: it loads from its rows as fast"
-            elif self._snapshot_generation == self._seen and path.exists() and is_current_format(path):
+            elif (self._snapshot_generation == self._seen and path.exists() and is_current_format(path)
+                  and not opened_it):
                 reason = "its snapshot is current"
             started = time.perf_counter()
-            if not reason:
+            if not reason and not opened_it:
                 self._save_snapshot(projection)
                 if self._snapshot_generation != self._seen:
                     reason = f"cannot write {path}"
             save_ms = (time.perf_counter() - started) * 1000
             size = path.stat().st_size if path is not None and path.exists() else 0
-            return SnapshotWritten(None, memories, "open", 0.0, not reason, 0.0 if reason else save_ms,
+            return SnapshotWritten(None, memories, loaded_from, load_ms, not reason, 0.0 if reason else save_ms,
                                    str(path) if path else None, size, reason)
 
     def close(self) -> None:
@@ -294,8 +301,9 @@ class UnitOfWork:
         if self._snapshot is not None and self._snapshot.exists():
             generation = load_snapshot(projection, self._snapshot, engine, self.router.generation(engine))
             if generation is not None:
-                self._snapshot_generation = generation
+                self._snapshot_generation, self._loaded_from = generation, "snapshot"
                 return follow(projection, engine, generation)
+        self._loaded_from = "rows"
         seen = projection.load(engine)
         if seen > 0 and projection.memory_count >= SNAPSHOT_MIN_MEMORIES:
             self._seen = seen

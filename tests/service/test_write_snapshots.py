@@ -183,3 +183,17 @@ def test_a_current_snapshot_in_an_older_format_is_written_again(written, extract
         assert (third.written, third.reason) == (False, "its snapshot is current")
     finally:
         service.close()
+
+
+def test_the_command_on_a_store_served_whole_reports_the_snapshot_its_open_wrote(written, monkeypatch, capsys):
+    """A one-shot command opens the projection on first use; from the rows, a store this large writes its
+    snapshot at once, and the command says so (not "current")."""
+    monkeypatch.setattr(unit_of_work, "SNAPSHOT_MIN_MEMORIES", 10)
+    assert main(["--db", written.db, "snapshot", "--json"]) == 0
+    [first] = json.loads(capsys.readouterr().out)
+    assert (first["loaded_from"], first["written"], first["memories"]) == ("rows", True, 45)
+    assert first["file_bytes"] > 0
+    assert main(["--db", written.db, "snapshot", "--json"]) == 0
+    [second] = json.loads(capsys.readouterr().out)
+    assert (second["loaded_from"], second["written"], second["reason"]) == ("snapshot", False,
+                                                                           "its snapshot is current")
