@@ -87,6 +87,26 @@ def test_a_command_imports_with_the_collector_paused_and_works_with_it_on(tmp_pa
     assert gc.isenabled()
 
 
+def test_a_server_collects_again_once_its_service_is_open_and_leaves_start_up_objects_frozen(tmp_path):
+    # The server's full collections walked every start-up object (200 ms each, docs/benchmarks.md 7c): once the
+    # service is open, what is alive is frozen and the collector is on again for what serving makes.
+    import gc
+
+    from graphmem.cli.app import collector_paused
+    from graphmem.cli.start import _open_then_collect
+    from graphmem.settings import Settings
+
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+            service = _open_then_collect(Settings.load(environ={}, db=str(tmp_path / "memory.db")))
+            assert gc.isenabled() and gc.get_freeze_count() > 0
+            service.close()
+    finally:
+        gc.unfreeze()
+    assert gc.isenabled()
+
+
 def test_a_failing_command_leaves_the_collector_as_it_found_it(monkeypatch):
     import gc
 
