@@ -99,7 +99,7 @@ def build(db: Path, memories: int, projects: int) -> None:
         stored += len(records)
         print(f"  {stored:,} stored, {stored / (time.perf_counter() - start):,.0f} obs/s", file=sys.stderr,
               flush=True)
-    service.uow._save_snapshot()
+    service.write_snapshots()
     service.close()
     _write_queries(db, kept)
 

@@ -252,7 +252,7 @@ def _grow(db: str, sizes: list[int], query_count: int, on_size: Callable[[dict[s
         writer_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         # The cold open starts from a snapshot of this size: close() writes one only every 200 writes
         # (SNAPSHOT_EVERY), and 90k observations are 176 writes of 512.
-        service.uow._save_snapshot()
+        service.write_snapshots()
         service.close()
         half = query_count // 2
         queries = (synthetic.queries(reservoir["notes"], half, seed=size)
