@@ -13,8 +13,10 @@ validates every structured result against the tool's output schema (jsonschema) 
 writes newline-delimited JSON-RPC to the server's stdin and reads its answer line, after the ``initialize``
 handshake, and parses nothing but the answer's id and error flag: the client the issue measured with. Each
 client talks to its own server processes; every server of the run takes turns with every other, call by
-call. Beside each p50 the servers' own CPU per call is read from ``/proc/<pid>/stat`` (the timed calls'
-share: the CPU between the first and the last timed call of a phase, over the calls).
+call. Beside each p50 the server's own CPU per call, read from ``/proc/<pid>/stat`` (the CPU between the start
+of the first and the end of the last timed call of a phase, over the calls: the server idles while the
+others answer), and the client's CPU per call (this process's thread, where the client runs, during the
+call; p50).
 
 The reference server is ``@modelcontextprotocol/server-memory`` from npm, installed on first use into
 ``~/.cache/graphmem-bench`` (pinned below).
@@ -168,6 +170,8 @@ class _Server:
         self.pid: int | None = None
         self.samples: dict[str, list[float]] = {"store": [], "search": []}
         self.cpu: dict[str, list[float]] = {"store": [], "search": []}  # CPU (s) at the first and last timed call
+        # The client's own CPU per call (ms): the bench's thread, where the client's tasks run, during the call
+        self.client_cpu: dict[str, list[float]] = {"store": [], "search": []}
 
     async def connect(self, stack: AsyncExitStack) -> None:
         before = _children()
@@ -180,10 +184,11 @@ class _Server:
         assert self.client is not None
         if timed and not self.cpu[what]:
             self.cpu[what].append(_cpu_seconds(self.pid))
-        start = time.perf_counter()
+        start, client_start = time.perf_counter(), time.thread_time()
         result = await (self.store if what == "store" else self.search)(self.client, text)
         if timed:
             self.samples[what].append((time.perf_counter() - start) * 1000)
+            self.client_cpu[what].append((time.thread_time() - client_start) * 1000)
             self.cpu[what][1:] = [_cpu_seconds(self.pid)]
         if getattr(result, "is_error", False):
             raise RuntimeError(f"tool error: {result.content}")
@@ -281,14 +286,15 @@ def _rows(client: str, memories: int, graphmem: _Server, reference: _Server | No
     rows = []
     for what, (tool, where, theirs) in names.items():
         r_p50 = _p50(reference.samples[what]) if reference else float("nan")
-        r_text = (f"{r_p50:.2f} (reference {theirs}; server CPU {reference.cpu_ms(what):.2f})" if reference
-                  else "reference server unavailable")
+        r_text = (f"{r_p50:.2f} (reference {theirs}; server CPU {reference.cpu_ms(what):.2f}, client CPU p50 "
+                  f"{_p50(reference.client_cpu[what]):.2f})" if reference else "reference server unavailable")
         for label, server in (("baseline tree: ", baseline), ("", graphmem)):
             if server is None:
                 continue
             p50 = _p50(server.samples[what])
             rows.append((f"[{client} client] {label}MCP {tool} p50, {where} (ms)",
-                         f"{p50:.2f} ({p50 / r_p50:.2f}x; server CPU {server.cpu_ms(what):.2f})", r_text))
+                         f"{p50:.2f} ({p50 / r_p50:.2f}x; server CPU {server.cpu_ms(what):.2f}, client CPU p50 "
+                         f"{_p50(server.client_cpu[what]):.2f})", r_text))
     return rows
 
 
