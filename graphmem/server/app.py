@@ -28,7 +28,7 @@ from graphmem.server.default_project import add_default_project
 from graphmem.server.export import GraphChangeNotifier, register_resources, write_tools
 from graphmem.server.opening import ServiceGate, ServiceOpening
 from graphmem.server.profiles import hidden_parameters, resources_of, tools_of
-from graphmem.server.schema import compact_schema, without
+from graphmem.server.schema import compact_schema, inline_single_use, without
 from graphmem.service.cancellation import CallBudget, budget
 from graphmem.settings import Settings
 
@@ -66,7 +66,8 @@ class GraphmemServer(MCPServer[AppContext]):
         hidden = self.hidden.get(tool.name, frozenset())
         return tool.model_copy(update={
             "input_schema": compact_schema(without(tool.input_schema, hidden)),
-            "output_schema": compact_schema(without(tool.output_schema, hidden), output=True)})
+            # Output schemas are validated by clients on every result: no reference to resolve there.
+            "output_schema": inline_single_use(compact_schema(without(tool.output_schema, hidden), output=True))})
 
     def add_tool(self, *args: Any, **kwargs: Any) -> None:
         self._listed = None

@@ -71,13 +71,14 @@ def search_out(result: SearchResult, detail: str) -> SearchOut:
     cuts = Cuts(len(result.hits))
     hits = []
     for hit in result.hits:
-        out = SearchHitOut.model_validate(hit)
-        out.content = cuts.content(out.content)
-        out.notes = cuts.per_hit(result.notes.get(hit.id, ()), NOTES_SHOWN, "notes")
-        if detail == "compact":
-            out = SearchHitOut(id=out.id, score=out.score, relevance=out.relevance, kind=out.kind,
-                               content=out.content, concepts=out.concepts[:_COMPACT_CONCEPTS], notes=out.notes)
+        content = cuts.content(hit.content)  # the cuts in this order: they name themselves in `truncated` so
+        notes = cuts.per_hit(result.notes.get(hit.id, ()), NOTES_SHOWN, "notes")
+        if detail == "compact":  # the compact fields only, read once (not the whole hit, then a copy)
+            out = SearchHitOut(id=hit.id, score=hit.score, relevance=hit.relevance, kind=hit.kind, content=content,
+                               concepts=list(hit.concepts[:_COMPACT_CONCEPTS]), notes=notes)
         else:
+            out = SearchHitOut.model_validate(hit)
+            out.content, out.notes = content, notes
             out.concepts = cuts.per_hit(out.concepts, CONCEPTS_SHOWN, "concepts")
         hits.append(out)
     return SearchOut(query=result.query, hits=hits, total_candidates=result.total_candidates,

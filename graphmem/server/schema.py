@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["compact_schema", "without"]
+__all__ = ["compact_schema", "inline_single_use", "without"]
 
 # In an output schema a default or a string format tells the client nothing it acts on.
 # Output field names say what they hold; the docs describe each result (docs/tools.md).
@@ -55,6 +55,62 @@ def _fold_nullable(schema: dict[str, Any]) -> dict[str, Any]:
     folded = {key: value for key, value in schema.items() if key != "anyOf"}
     folded["type"] = [option["type"] for option in options]
     return folded
+
+
+def inline_single_use(schema: Any) -> Any:
+    """``schema`` with each definition that one plain ``{"$ref": ...}`` names written in its place, and
+    ``$defs`` keeping only what is still referred to. The same validation, but a client that validates
+    every result (the Python SDK's ``jsonschema``) resolves no reference for it: a 10-hit search page,
+    whose hits are one ``$ref``, validated in 0.51 ms instead of 0.64 (docs/benchmarks.md). A definition
+    used twice, or reachable from itself, stays a reference.
+
+    >>> once, twice = {"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}
+    >>> inline_single_use({"properties": {"a": once, "b": {"items": twice}, "c": twice},
+    ...                    "$defs": {"A": {"type": "integer"}, "B": {"type": "string"}}})["properties"]
+    {'a': {'type': 'integer'}, 'b': {'items': {'$ref': '#/$defs/B'}}, 'c': {'$ref': '#/$defs/B'}}
+    >>> inline_single_use({"properties": {"a": once, "b": twice, "c": twice},
+    ...                    "$defs": {"A": {"type": "integer"}, "B": {"type": "string"}}})["$defs"]
+    {'B': {'type': 'string'}}
+    """
+    if not isinstance(schema, dict) or not isinstance(schema.get("$defs"), dict):
+        return schema
+    definitions: dict[str, Any] = schema["$defs"]
+    uses: dict[str, int] = {}
+    pending: list[Any] = [schema]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            name = _ref_name(item.get("$ref"))
+            if name is not None:  # a reference beside other keywords counts twice: it is never inlined
+                uses[name] = uses.get(name, 0) + (1 if set(item) == {"$ref"} else 2)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    single = {name for name, count in uses.items()
+              if count == 1 and name in definitions and name not in _referenced(definitions[name], definitions)}
+    if not single:
+        return schema
+
+    def written(node: Any) -> Any:
+        if isinstance(node, list):
+            return [written(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        name = _ref_name(node.get("$ref"))
+        if name in single and set(node) == {"$ref"}:
+            return written(definitions[name])
+        return {key: written(value) for key, value in node.items() if key != "$defs"}
+
+    result: dict[str, Any] = written(schema)
+    kept = {name: written(definition) for name, definition in definitions.items() if name not in single}
+    used = _referenced(result, kept)
+    if used:
+        result["$defs"] = {name: kept[name] for name in kept if name in used}
+    return result
+
+
+def _ref_name(ref: Any) -> str | None:
+    return ref.removeprefix("#/$defs/") if isinstance(ref, str) and ref.startswith("#/$defs/") else None
 
 
 def without(schema: dict[str, Any] | None, names: frozenset[str]) -> dict[str, Any] | None:

@@ -168,3 +168,38 @@ async def test_bad_input_gets_a_readable_error_and_changes_nothing(client, tool,
     message = await refused(client, tool, **arguments)
     assert mentions in message
     assert await call(client, "memory_status") == before
+
+
+def _expanded(schema, definitions=None):
+    """Every ``$ref`` replaced by what it names (graphmem's output models are not recursive)."""
+    definitions = schema.get("$defs", {}) if definitions is None else definitions
+    if isinstance(schema, list):
+        return [_expanded(item, definitions) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        named = _expanded(definitions[schema["$ref"].removeprefix("#/$defs/")], definitions)
+        return {**named, **{key: _expanded(value, definitions) for key, value in schema.items() if key != "$ref"}}
+    return {key: _expanded(value, definitions) for key, value in schema.items() if key != "$defs"}
+
+
+async def test_output_schemas_write_single_use_definitions_in_place_and_validate_the_same(service, settings):
+    import json
+
+    from mcp.server.mcpserver import MCPServer
+
+    from graphmem.server.app import build_server
+    from graphmem.server.schema import compact_schema, without
+
+    server = build_server(settings, tools="full", service=service)
+    generated = {tool.name: tool for tool in await MCPServer.list_tools(server)}
+    for tool in await server.list_tools():
+        if tool.output_schema is None:
+            continue
+        before = compact_schema(without(generated[tool.name].output_schema, server.hidden.get(tool.name, frozenset())),
+                                output=True)
+        assert _expanded(tool.output_schema) == _expanded(before), tool.name
+    listed = {tool.name: tool for tool in await server.list_tools()}
+    # A search page's hits are checked by every validating client on every result: nothing to resolve there.
+    for name in ("memory_search", "memory_associate"):
+        assert "$ref" not in json.dumps(listed[name].output_schema), name
