@@ -1,0 +1,119 @@
+"""A write's projection effects are queued at its commit and applied by the next read, before it reads, or by
+the idle thread (``graphmem.service.idle_follower``): a store does not wait for the projection, and no caller
+ever misses its own write."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from graphmem.service import MemoryService, unit_of_work
+from graphmem.store.projection import GraphProjection
+
+NEVER_IDLE_S = 3600.0
+
+
+@pytest.fixture
+def applied(monkeypatch):
+    """The thread names that applied a batch to a projection, one per call."""
+    names: list[str] = []
+    apply_batch = GraphProjection.apply_batch
+
+    def recorded(self, batch):
+        names.append(threading.current_thread().name)
+        return apply_batch(self, batch)
+
+    monkeypatch.setattr(GraphProjection, "apply_batch", recorded)
+    return names
+
+
+def _service(settings, extractor, monkeypatch, *, quiet_s: float, queued_max: int = 32) -> MemoryService:
+    monkeypatch.setattr(unit_of_work, "FOLLOW_WHEN_IDLE_S", quiet_s)
+    monkeypatch.setattr(unit_of_work, "FOLLOW_QUEUED_MAX", queued_max)
+    return MemoryService(settings, extractor=extractor)
+
+
+def test_a_store_returns_before_the_projection_applies_it_and_the_next_read_applies_it(
+        settings, extractor, monkeypatch, applied):
+    service = _service(settings, extractor, monkeypatch, quiet_s=NEVER_IDLE_S)
+    try:
+        before = service.uow.generation
+        ids = [service.store(text).id for text in ("The pelican gateway signs every webhook",
+                                                   "Webhook retries back off to one hour",
+                                                   "The heron queue drains refunds nightly")]
+        assert applied == []  # committed, not yet in the projection
+        assert service.uow.generation == before + 3  # what a read here will see
+        assert [hit.id for hit in service.search("pelican gateway webhook").hits][:1] == [ids[0]]
+        assert len(applied) == 3 and set(ids) <= set(service.uow.projection.memory_nodes)
+    finally:
+        service.close()
+
+
+def test_a_read_on_another_thread_sees_the_write_this_thread_queued(settings, extractor, monkeypatch):
+    service = _service(settings, extractor, monkeypatch, quiet_s=NEVER_IDLE_S)
+    try:
+        stored = service.store("The osprey scheduler pins nightly backups to zone b").id
+        with ThreadPoolExecutor(1) as other:
+            hits = other.submit(lambda: service.search("osprey scheduler backups").hits).result()
+        assert [hit.id for hit in hits][:1] == [stored]
+    finally:
+        service.close()
+
+
+def test_the_idle_thread_applies_a_write_no_read_asked_for(settings, extractor, monkeypatch, applied):
+    service = _service(settings, extractor, monkeypatch, quiet_s=0.01)
+    try:
+        service.store("The kestrel cache evicts sessions after ten minutes")
+        assert service.uow._follower.idle.wait(30)
+        assert applied == ["graphmem-idle-follower"]
+        service.search("kestrel cache sessions")
+        assert applied == ["graphmem-idle-follower"]  # nothing was left for the read
+    finally:
+        service.close()
+
+
+def test_writes_back_to_back_are_applied_once_enough_are_queued(settings, extractor, monkeypatch, applied):
+    service = _service(settings, extractor, monkeypatch, quiet_s=NEVER_IDLE_S, queued_max=3)
+    try:
+        for text in ("Alpha ledgers close at noon", "Beta ledgers close at midnight", "Gamma ledgers never close"):
+            service.store(text)
+        assert service.uow._follower.idle.wait(30)
+        assert applied == ["graphmem-idle-follower"] * 3
+    finally:
+        service.close()
+
+
+def test_a_failed_apply_rebuilds_the_projection_and_reaches_the_read_that_applied_it(
+        settings, extractor, monkeypatch):
+    service = _service(settings, extractor, monkeypatch, quiet_s=NEVER_IDLE_S)
+    try:
+        service.search("warm")  # the projection is open
+        apply_batch = GraphProjection.apply_batch
+
+        def fails_once(self, batch):
+            monkeypatch.setattr(GraphProjection, "apply_batch", apply_batch)
+            raise RuntimeError("projection bug")
+
+        monkeypatch.setattr(GraphProjection, "apply_batch", fails_once)
+        stored = service.store("The wren exporter writes parquet files hourly").id  # its rows are committed
+        with pytest.raises(RuntimeError, match="projection bug"):
+            service.search("wren exporter parquet")
+        assert stored in service.uow.projection.memory_nodes  # rebuilt from the rows
+        assert [hit.id for hit in service.search("wren exporter parquet").hits][:1] == [stored]
+    finally:
+        service.close()
+
+
+def test_a_write_inside_atomic_is_queued_once_after_the_commit(settings, extractor, monkeypatch, applied):
+    service = _service(settings, extractor, monkeypatch, quiet_s=NEVER_IDLE_S)
+    try:
+        with service.uow.atomic():
+            first = service.store("Swift invoices are numbered per year").id
+            second = service.store("Swift refunds need two approvers").id
+        assert applied == []
+        assert {first, second} <= set(service.uow.projection.memory_nodes)
+        assert len(applied) == 2
+    finally:
+        service.close()
