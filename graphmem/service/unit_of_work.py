@@ -391,13 +391,13 @@ class UnitOfWork:
         self._queued.append(write)
         self._follower.nudge(now=len(self._queued) >= FOLLOW_QUEUED_MAX)
 
-    def _catch_up(self) -> None:
-        """Apply every queued write, oldest first. When an effect fails, the projection is rebuilt from the rows
-        (they are committed: a projection that missed part of them would answer wrongly until restart), the
-        queue with it, and the error reaches the caller."""
+    def _catch_up(self, *, at_most: int | None = None) -> None:
+        """Apply the queued writes (``at_most`` of them), oldest first. When an effect fails, the projection is
+        rebuilt from the rows (they are committed: a projection that missed part of them would answer wrongly
+        until restart), the queue with it, and the error reaches the caller."""
         with self._lock:
-            projection = self._projection
-            while self._queued and projection is not None:
+            projection, left = self._projection, at_most
+            while self._queued and projection is not None and left != 0:
                 write = self._queued[0]
                 try:
                     self._follow(projection, write)
@@ -406,12 +406,17 @@ class UnitOfWork:
                     self._seen = projection.reload(self.engine)
                     raise
                 del self._queued[0]
+                left = None if left is None else left - 1
 
     def _catch_up_when_idle(self) -> None:
-        try:
-            self._catch_up()
-        except Exception as error:  # no caller to hand it to: the projection was rebuilt, say why on stderr
-            print(f"graphmem: the projection was rebuilt after a failed follow: {error!r}", file=sys.stderr)
+        """The idle thread's catch-up: one write at a time, handing the lock and the interpreter back between
+        two, so a call that arrives meanwhile waits for one write's apply, not for the whole queue's."""
+        while self._queued:
+            try:
+                self._catch_up(at_most=1)
+            except Exception as error:  # no caller to hand it to: the projection was rebuilt, say why on stderr
+                print(f"graphmem: the projection was rebuilt after a failed follow: {error!r}", file=sys.stderr)
+            time.sleep(0)  # let a thread waiting for the lock or the interpreter run first
 
     def _follow(self, projection: GraphProjection, write: Write) -> None:
         from graphmem.store.follow import follow
