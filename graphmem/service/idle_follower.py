@@ -5,8 +5,7 @@ before it reads (read-your-writes), and so does this thread once no write has co
 ``quiet_s``: an agent's next call comes seconds after its store, and by then the store's effects are in
 the projection, so neither the store nor the read pays them. The thread waits that long after the last
 commit so that it never competes for the interpreter with the reply of the call that queued the work.
-A client that writes back to back is never quiet that long: the unit of work then nudges with ``now=True``
-once its queue holds enough writes, so the first read after a burst never pays for the whole burst.
+A client that writes back to back is never quiet that long; the unit of work bounds its queue itself.
 """
 
 from __future__ import annotations
@@ -36,9 +35,9 @@ class IdleFollower:
         self.idle = threading.Event()
         self.idle.set()
 
-    def nudge(self, *, now: bool = False) -> None:
-        """A write was queued: apply it once the process has been quiet for ``quiet_s`` (``now``: at once)."""
-        self._last_nudge = time.monotonic() - (self.quiet_s if now else 0.0)
+    def nudge(self) -> None:
+        """A write was queued: apply it once the process has been quiet for ``quiet_s``."""
+        self._last_nudge = time.monotonic()
         self.idle.clear()
         if self._thread is None:  # started by the first write a server queues, never by a read-only command
             self._thread = threading.Thread(target=self._run, name="graphmem-idle-follower", daemon=True)

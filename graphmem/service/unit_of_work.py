@@ -12,13 +12,14 @@ concept extractor, the settings and the write lock. A write is always the same f
 
 The projection follows a queued write on the next read, before it reads, or on an idle thread once no
 write has committed for ``FOLLOW_WHEN_IDLE_S`` (:mod:`graphmem.service.idle_follower`), whichever comes
-first: first any other process's generations committed before it, then the write's own effects
+first; a write that finds ``FOLLOW_QUEUED_MAX`` writes queued applies the oldest itself. To follow a write is
+to apply first any other process's generations committed before it, then the write's own effects
 (:meth:`Write.then`), or, when the use case registered none, its own change-log entry read back like
 anyone else's. Every way to the projection (:attr:`UnitOfWork.projection`, :meth:`UnitOfWork.fresh`)
 applies the queue first, so a caller never misses its own write (nor a use case that reads inside a write
-the writes before it); a store no longer waits for the projection (2 ms of an 8.7 ms store at 600
-memories, docs/benchmarks.md). Reads that the queue makes wait pay the apply of every write in it at
-once.
+the writes before it). A store no longer waits for the projection (2 ms of an 8.7 ms store at 600
+memories, docs/benchmarks.md) unless the queue is full; the read after a burst of writes applies the
+burst's queue before it answers.
 
 A read calls :meth:`UnitOfWork.fresh` first: one integer compared with the generation the
 projection reflects; when another process wrote, its changes are applied incrementally. A server opens
@@ -75,13 +76,14 @@ SNAPSHOT_EVERY = 200
 # A partitioned server writes a project's snapshot when it drops or closes a projection this large: a load
 # from the rows embeds every text again (~150 ms at 900 memories on a quiet machine, half of it the embedding).
 PROJECT_SNAPSHOT_MIN_MEMORIES = 100
-# The idle thread applies queued writes once none has committed for this long. The reply of the call that
-# queued them is written within a few milliseconds; an agent's next call comes seconds later. A client that
-# calls back to back (a bulk loop) never waits for the thread: its next read applies the queue itself.
-FOLLOW_WHEN_IDLE_S = 0.025
-# ... and at once when this many are queued: writes back to back (a loop of stores through a client) would
-# otherwise queue without bound, and the first read after them would apply them all (2 ms each at 600
-# memories on the bench machine under load, so at most ~60 ms).
+# The idle thread applies queued writes once none has committed for this long. An agent's next call comes
+# seconds after its store; a client that calls back to back (a loop of stores, a benchmark) comes back within
+# tens of milliseconds, and a thread applying writes while a call runs would compete with it for the
+# interpreter, so the thread waits until the process is plainly idle.
+FOLLOW_WHEN_IDLE_S = 0.2
+# A write that finds this many writes queued applies the oldest itself after its commit: writes back to back
+# then pay one apply each, as before the queue, and the first read after them applies at most this many
+# (2 ms each at 600 memories on the bench machine under load).
 FOLLOW_QUEUED_MAX = 32
 
 
@@ -389,7 +391,9 @@ class UnitOfWork:
             self._seen = max(self._seen, write.generation)  # projection loads these rows when it opens
             return
         self._queued.append(write)
-        self._follower.nudge(now=len(self._queued) >= FOLLOW_QUEUED_MAX)
+        if len(self._queued) > FOLLOW_QUEUED_MAX:
+            self._catch_up(at_most=len(self._queued) - FOLLOW_QUEUED_MAX)
+        self._follower.nudge()
 
     def _catch_up(self, *, at_most: int | None = None) -> None:
         """Apply the queued writes (``at_most`` of them), oldest first. When an effect fails, the projection is

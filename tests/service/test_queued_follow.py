@@ -74,13 +74,16 @@ def test_the_idle_thread_applies_a_write_no_read_asked_for(settings, extractor, 
         service.close()
 
 
-def test_writes_back_to_back_are_applied_once_enough_are_queued(settings, extractor, monkeypatch, applied):
-    service = _service(settings, extractor, monkeypatch, quiet_s=NEVER_IDLE_S, queued_max=3)
+def test_a_write_that_finds_the_queue_full_applies_the_oldest_itself(settings, extractor, monkeypatch, applied):
+    service = _service(settings, extractor, monkeypatch, quiet_s=NEVER_IDLE_S, queued_max=2)
     try:
-        for text in ("Alpha ledgers close at noon", "Beta ledgers close at midnight", "Gamma ledgers never close"):
-            service.store(text)
-        assert service.uow._follower.idle.wait(30)
-        assert applied == ["graphmem-idle-follower"] * 3
+        first = service.store("Alpha ledgers close at noon").id
+        service.store("Beta ledgers close at midnight")
+        assert applied == []
+        service.store("Gamma ledgers never close")
+        assert applied == ["MainThread"]  # the oldest, by the third write's own thread
+        assert first in service.uow.projection.memory_nodes
+        assert len(applied) == 3
     finally:
         service.close()
 
