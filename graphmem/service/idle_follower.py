@@ -30,6 +30,9 @@ class IdleFollower:
         self._wake = threading.Event()
         self._stopped = False
         self._last_nudge = 0.0
+        # Whether the thread already waits for a quiet moment: a nudge then only moves that moment, and never
+        # wakes the thread (a wake per write cost each store a hand-over of the interpreter under load).
+        self._armed = False
         self._thread: threading.Thread | None = None
         # Set whenever the thread has nothing left to apply (tests wait on it instead of sleeping).
         self.idle = threading.Event()
@@ -38,6 +41,9 @@ class IdleFollower:
     def nudge(self) -> None:
         """A write was queued: apply it once the process has been quiet for ``quiet_s``."""
         self._last_nudge = time.monotonic()
+        if self._armed:
+            return
+        self._armed = True
         self.idle.clear()
         if self._thread is None:  # started by the first write a server queues, never by a read-only command
             self._thread = threading.Thread(target=self._run, name="graphmem-idle-follower", daemon=True)
@@ -59,17 +65,18 @@ class IdleFollower:
                     return  # its unit of work was collected without a close
                 continue
             self._wake.clear()
-            while not self._stopped:  # each new nudge pushes the moment back
+            while not self._stopped:  # each nudge since has pushed the moment back
                 wait = self._last_nudge + self.quiet_s - time.monotonic()
                 if wait <= 0:
                     break
-                self._wake.wait(wait)
+                self._wake.wait(wait)  # only stop() sets it meanwhile
                 self._wake.clear()
             catch_up = self._catch_up()
             if self._stopped or catch_up is None:
                 self.idle.set()
                 return
+            self._armed = False  # before the catch-up: a write queued during it arms the thread again
             catch_up()
             del catch_up
-            if not self._wake.is_set():
+            if not self._armed:
                 self.idle.set()
