@@ -54,7 +54,7 @@ from graphmem.errors import InvalidInput
 from graphmem.service.idle_follower import IdleFollower
 from graphmem.settings import Settings
 from graphmem.store.changes import MEMORIES, NOTHING, RELOAD, append_changes, bump_generation, prune_changes
-from graphmem.store.engine import open_engine, open_replica
+from graphmem.store.engine import open_engine, open_replica, shares_one_connection
 from graphmem.store.replicas import ReadRouter
 from graphmem.store.repository import Repository, StoredBatch
 from nlp import ConceptExtractor
@@ -153,7 +153,9 @@ class UnitOfWork:
         self._seen = 0
         # Writes this process committed that the whole store's projection has not applied yet, oldest first.
         self._queued: list[Write] = []
-        self._follower = IdleFollower(self._catch_up_when_idle, FOLLOW_WHEN_IDLE_S)
+        # Not for an in-memory store: its one connection would be shared with a caller's open transaction.
+        self._follower = (None if shares_one_connection(self.engine)
+                          else IdleFollower(self._catch_up_when_idle, FOLLOW_WHEN_IDLE_S))
         if settings.projection.partition == "project":
             self.pool = self._new_pool()  # projections load on their first read
         elif open_projection:
@@ -298,9 +300,11 @@ class UnitOfWork:
                                    str(path) if path else None, size, reason)
 
     def close(self) -> None:
-        """Keep a projection snapshot when the store moved on since the last one; release the connections.
-        A snapshot holds what the projection applied; writes still queued are in the log it follows on open."""
-        self._follower.stop()
+        """Apply the queued writes, keep a projection snapshot when the store moved on since the last one, and
+        release the connections."""
+        if self._follower is not None:
+            self._follower.stop()
+        self._catch_up()
         if self.pool is not None:
             with self._lock:
                 self.pool.close(self.engine)
@@ -393,7 +397,8 @@ class UnitOfWork:
         self._queued.append(write)
         if len(self._queued) > FOLLOW_QUEUED_MAX:
             self._catch_up(at_most=len(self._queued) - FOLLOW_QUEUED_MAX)
-        self._follower.nudge()
+        if self._follower is not None:
+            self._follower.nudge()
 
     def _catch_up(self, *, at_most: int | None = None) -> None:
         """Apply the queued writes (``at_most`` of them), oldest first. When an effect fails, the projection is

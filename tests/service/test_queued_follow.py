@@ -120,3 +120,16 @@ def test_a_write_inside_atomic_is_queued_once_after_the_commit(settings, extract
         assert len(applied) == 2
     finally:
         service.close()
+
+
+def test_an_in_memory_store_has_no_idle_thread_and_its_reads_apply_the_queue(extractor, monkeypatch, applied):
+    from graphmem.settings import Settings
+
+    service = _service(Settings.load(db=":memory:", environ={}), extractor, monkeypatch, quiet_s=0.0)
+    try:
+        stored = service.store("The puffin exporter streams rows to the warehouse").id
+        assert service.uow._follower is None and applied == []  # one shared connection: nothing runs beside a call
+        assert [hit.id for hit in service.search("puffin exporter warehouse").hits][:1] == [stored]
+        assert applied == ["MainThread"]
+    finally:
+        service.close()
