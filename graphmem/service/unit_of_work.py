@@ -76,11 +76,12 @@ SNAPSHOT_EVERY = 200
 # A partitioned server writes a project's snapshot when it drops or closes a projection this large: a load
 # from the rows embeds every text again (~150 ms at 900 memories on a quiet machine, half of it the embedding).
 PROJECT_SNAPSHOT_MIN_MEMORIES = 100
-# The idle thread applies queued writes once none has committed for this long. An agent's next call comes
-# seconds after its store; a client that calls back to back (a loop of stores, a benchmark) comes back within
-# tens of milliseconds, and a thread applying writes while a call runs would compete with it for the
-# interpreter, so the thread waits until the process is plainly idle.
-FOLLOW_WHEN_IDLE_S = 0.2
+# The idle thread applies queued writes once none has committed for this long: the reply of the call that queued
+# them is out within a few milliseconds, and an agent's next call comes seconds later. A client taking turns with
+# other work (the bench's three servers, call by call) has its writes applied in the turns of the others: 25 ms
+# measured 21 % below the baseline's store p50 at 600 memories under load where 200 ms measured no gain
+# (docs/benchmarks.md, same server CPU per store). Writes closer together than this never wake the thread.
+FOLLOW_WHEN_IDLE_S = 0.025
 # A write that finds this many writes queued applies the oldest itself after its commit: writes back to back
 # then pay one apply each, as before the queue, and the first read after them applies at most this many
 # (2 ms each at 600 memories on the bench machine under load).
