@@ -168,8 +168,14 @@ class UnitOfWork:
         last :meth:`fresh` picked (the whole store's when none did)."""
         if self.pool is None:
             projection = self._projection if self._projection is not None else self._open_projection()
-            if self._queued:
-                self._catch_up()
+            if self._queued and self._lock.acquire(blocking=False):
+                # Only when the lock is free: a caller may hold the projection's lock here (recall reads under
+                # it), and a writer holding this one may be waiting for that one. A read that began with
+                # fresh() has applied this thread's own writes already.
+                try:
+                    self._catch_up()
+                finally:
+                    self._lock.release()
             return projection
         selected = self._selected.get()
         return self.fresh() if selected is None else selected
@@ -234,7 +240,9 @@ class UnitOfWork:
                 self._seen = max(self._seen, generation)
             self._selected.set(projection)
             return projection
-        projection = self.projection  # with this process's queued writes applied
+        if self._queued:  # this process's writes first (fresh() is never called under the projection's lock)
+            self._catch_up()
+        projection = self.projection
         engine, generation = self.router.freshest(self._seen)
         if generation != self._seen:
             from graphmem.store.follow import follow

@@ -133,3 +133,35 @@ def test_an_in_memory_store_has_no_idle_thread_and_its_reads_apply_the_queue(ext
         assert applied == ["MainThread"]
     finally:
         service.close()
+
+
+def test_a_read_under_the_projection_lock_never_waits_for_a_writer_that_waits_for_that_lock(
+        settings, extractor, monkeypatch):
+    service = _service(settings, extractor, monkeypatch, quiet_s=NEVER_IDLE_S)
+    try:
+        projection = service.uow.fresh()
+        stored = service.store("The gannet router retries dead letters twice").id  # queued
+        reader_holds, writer_holds, read_done = threading.Event(), threading.Event(), threading.Event()
+
+        def reader():  # recall reads under the projection's lock and reaches the projection again inside it
+            with projection.lock:
+                reader_holds.set()
+                writer_holds.wait(10)
+                assert service.uow.projection is projection
+                read_done.set()
+
+        def writer():  # holds the write lock, then applies the queue: waits for the projection's lock
+            reader_holds.wait(10)
+            with service.uow._lock:
+                writer_holds.set()
+                service.uow._catch_up()
+
+        threads = [threading.Thread(target=reader, daemon=True), threading.Thread(target=writer, daemon=True)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert read_done.is_set() and not any(thread.is_alive() for thread in threads)
+        assert stored in service.uow.fresh().memory_nodes
+    finally:
+        service.close()
