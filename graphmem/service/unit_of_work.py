@@ -15,11 +15,11 @@ write has committed for ``FOLLOW_WHEN_IDLE_S`` (:mod:`graphmem.service.idle_foll
 first; a write that finds ``FOLLOW_QUEUED_MAX`` writes queued applies the oldest itself. To follow a write is
 to apply first any other process's generations committed before it, then the write's own effects
 (:meth:`Write.then`), or, when the use case registered none, its own change-log entry read back like
-anyone else's. Every way to the projection (:attr:`UnitOfWork.projection`, :meth:`UnitOfWork.fresh`)
-applies the queue first, so a caller never misses its own write (nor a use case that reads inside a write
-the writes before it). A store no longer waits for the projection (2 ms of an 8.7 ms store at 600
-memories, docs/benchmarks.md) unless the queue is full; the read after a burst of writes applies the
-burst's queue before it answers.
+anyone else's. :meth:`UnitOfWork.fresh` applies the queue first, so a caller never misses its own write;
+:attr:`UnitOfWork.projection` applies it too when the write lock is free (a use case that reads inside a
+write holds it, and sees the writes before it). A store no longer waits for the projection (2 ms of an
+8.7 ms store at 600 memories, docs/benchmarks.md) unless the queue is full; the read after a burst of
+writes applies the burst's queue before it answers.
 
 A read calls :meth:`UnitOfWork.fresh` first: one integer compared with the generation the
 projection reflects; when another process wrote, its changes are applied incrementally. A server opens
@@ -78,9 +78,9 @@ SNAPSHOT_EVERY = 200
 PROJECT_SNAPSHOT_MIN_MEMORIES = 100
 # The idle thread applies queued writes once none has committed for this long: the reply of the call that queued
 # them is out within a few milliseconds, and an agent's next call comes seconds later. A client taking turns with
-# other work (the bench's three servers, call by call) has its writes applied in the turns of the others: 25 ms
-# measured 21 % below the baseline's store p50 at 600 memories under load where 200 ms measured no gain
-# (docs/benchmarks.md, same server CPU per store). Writes closer together than this never wake the thread.
+# other work (the bench's three servers, call by call, 20-60 ms apart) has its writes applied in the others'
+# turns; with 200 ms they never were, and each store applied one write as before (docs/benchmarks.md, 7d).
+# Writes closer together than this never wake the thread.
 FOLLOW_WHEN_IDLE_S = 0.025
 # A write that finds this many writes queued applies the oldest itself after its commit: writes back to back
 # then pay one apply each, as before the queue, and the first read after them applies at most this many
