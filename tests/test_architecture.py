@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Bottom first: a feature may import the features below it, never one above it (docs/architecture.md).
 FEATURE_STACK = ("memories", "relations", "recall", "lifecycle", "sessions", "learning", "export", "maintenance")
 # The service's shared modules, below every feature: they import no feature.
-SHARED = ("unit_of_work", "validation", "clock", "scrub", "safe_files", "metrics", "cancellation")
+SHARED = ("unit_of_work", "idle_follower", "validation", "clock", "scrub", "safe_files", "metrics", "cancellation")
 # The top of the service floor: the facade and composition root, and the package that exports it.
 ROOTS = ("memory_service", "__init__")
 

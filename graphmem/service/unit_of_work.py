@@ -8,9 +8,18 @@ concept extractor, the settings and the write lock. A write is always the same f
    lock: see :mod:`graphmem.store.changes`);
 3. the use case writes its rows and says what it changed (:meth:`Write.changed`);
 4. the change-log rows are added and everything commits together;
-5. the projection follows: first any other process's generations committed before this one, then
-   this write's own effects (:meth:`Write.then`), or, when the use case registered none, its own
-   change-log entry read back like anyone else's.
+5. the write is queued for the projection, and the call returns.
+
+The projection follows a queued write on the next read, before it reads, or on an idle thread once no
+write has committed for ``FOLLOW_WHEN_IDLE_S`` (:mod:`graphmem.service.idle_follower`), whichever comes
+first; a write that finds ``FOLLOW_QUEUED_MAX`` writes queued applies the oldest itself. To follow a write is
+to apply first any other process's generations committed before it, then the write's own effects
+(:meth:`Write.then`), or, when the use case registered none, its own change-log entry read back like
+anyone else's. :meth:`UnitOfWork.fresh` applies the queue first, so a caller never misses its own write;
+:attr:`UnitOfWork.projection` applies it too when the write lock is free (a use case that reads inside a
+write holds it, and sees the writes before it). A store no longer waits for the projection (2 ms of an
+8.7 ms store at 600 memories, docs/benchmarks.md) unless the queue is full; the read after a burst of
+writes applies the burst's queue before it answers.
 
 A read calls :meth:`UnitOfWork.fresh` first: one integer compared with the generation the
 projection reflects; when another process wrote, its changes are applied incrementally. A server opens
@@ -42,9 +51,10 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.core.values import Memory
 from graphmem.errors import InvalidInput
+from graphmem.service.idle_follower import IdleFollower
 from graphmem.settings import Settings
 from graphmem.store.changes import MEMORIES, NOTHING, RELOAD, append_changes, bump_generation, prune_changes
-from graphmem.store.engine import open_engine, open_replica
+from graphmem.store.engine import open_engine, open_replica, shares_one_connection
 from graphmem.store.replicas import ReadRouter
 from graphmem.store.repository import Repository, StoredBatch
 from nlp import ConceptExtractor
@@ -66,6 +76,16 @@ SNAPSHOT_EVERY = 200
 # A partitioned server writes a project's snapshot when it drops or closes a projection this large: a load
 # from the rows embeds every text again (~150 ms at 900 memories on a quiet machine, half of it the embedding).
 PROJECT_SNAPSHOT_MIN_MEMORIES = 100
+# The idle thread applies queued writes once none has committed for this long: the reply of the call that queued
+# them is out within a few milliseconds, and an agent's next call comes seconds later. A client taking turns with
+# other work (the bench's three servers, call by call, 20-60 ms apart) has its writes applied in the others'
+# turns; with 200 ms they never were, and each store applied one write as before (docs/benchmarks.md, 7d).
+# Writes closer together than this never wake the thread.
+FOLLOW_WHEN_IDLE_S = 0.025
+# A write that finds this many writes queued applies the oldest itself after its commit: writes back to back
+# then pay one apply each, as before the queue, and the first read after them applies at most this many
+# (2 ms each at 600 memories on the bench machine under load).
+FOLLOW_QUEUED_MAX = 32
 
 
 @dataclass(slots=True)
@@ -132,6 +152,11 @@ class UnitOfWork:
         # The generation the projection reflects; until one is open, the last one this process wrote (what a
         # replica must have replayed before this process reads from it).
         self._seen = 0
+        # Writes this process committed that the whole store's projection has not applied yet, oldest first.
+        self._queued: list[Write] = []
+        # Not for an in-memory store: its one connection would be shared with a caller's open transaction.
+        self._follower = (None if shares_one_connection(self.engine)
+                          else IdleFollower(self._catch_up_when_idle, FOLLOW_WHEN_IDLE_S))
         if settings.projection.partition == "project":
             self.pool = self._new_pool()  # projections load on their first read
         elif open_projection:
@@ -142,7 +167,16 @@ class UnitOfWork:
         """The projection reads use: the whole store's (opened on first use); with a pool, the one this thread's
         last :meth:`fresh` picked (the whole store's when none did)."""
         if self.pool is None:
-            return self._projection if self._projection is not None else self._open_projection()
+            projection = self._projection if self._projection is not None else self._open_projection()
+            if self._queued and self._lock.acquire(blocking=False):
+                # Only when the lock is free: a caller may hold the projection's lock here (recall reads under
+                # it), and a writer holding this one may be waiting for that one. A read that began with
+                # fresh() has applied this thread's own writes already.
+                try:
+                    self._catch_up()
+                finally:
+                    self._lock.release()
+            return projection
         selected = self._selected.get()
         return self.fresh() if selected is None else selected
 
@@ -154,8 +188,10 @@ class UnitOfWork:
 
     @property
     def generation(self) -> int:
-        """The store generation the projection reflects (before it opens, the last one this process wrote)."""
-        return self._seen
+        """The store generation a read here reflects: the projection's, with the writes queued for it (before
+        it opens, the last one this process wrote)."""
+        queued = self._queued
+        return queued[-1].generation if queued else self._seen
 
     @contextmanager
     def write(self) -> Iterator[Write]:
@@ -172,7 +208,7 @@ class UnitOfWork:
                 # commit time is what ties a projection snapshot to this store's history.
                 append_changes(session, write.generation, write.changes or {NOTHING: set()})
                 prune_changes(session, write.generation)
-            self._follow_committed(write)
+            self._queue(write)
 
     @contextmanager
     def atomic(self) -> Iterator[Write]:
@@ -204,6 +240,8 @@ class UnitOfWork:
                 self._seen = max(self._seen, generation)
             self._selected.set(projection)
             return projection
+        if self._queued:  # this process's writes first (fresh() is never called under the projection's lock)
+            self._catch_up()
         projection = self.projection
         engine, generation = self.router.freshest(self._seen)
         if generation != self._seen:
@@ -220,6 +258,7 @@ class UnitOfWork:
                 self.pool.drop()
                 self._selected.set(None)
             elif self._projection is not None:  # one not open yet loads the rows when first read
+                self._queued.clear()  # the rows hold them
                 self._seen = self._projection.reload(self.engine)
 
     def write_snapshots(self, projects: Sequence[str] | None = None) -> list[SnapshotWritten]:
@@ -270,7 +309,11 @@ class UnitOfWork:
                                    str(path) if path else None, size, reason)
 
     def close(self) -> None:
-        """Keep a projection snapshot when the store moved on since the last one; release the connections."""
+        """Apply the queued writes, keep a projection snapshot when the store moved on since the last one, and
+        release the connections."""
+        if self._follower is not None:
+            self._follower.stop()
+        self._catch_up()
         if self.pool is not None:
             with self._lock:
                 self.pool.close(self.engine)
@@ -340,8 +383,8 @@ class UnitOfWork:
         return {name for key, fallbacks in keys for name in (key, *fallbacks)} | {n for n in ngrams if " " in n}
 
     def _reader(self) -> Any:
-        """The engine a repository read uses: one whose rows reflect at least what the projection does."""
-        return self.router.reader(self._seen)
+        """The engine a repository read uses: one whose rows reflect at least this process's own writes."""
+        return self.router.reader(self.generation)
 
     def _save_snapshot(self, projection: GraphProjection) -> None:
         if self._snapshot is None or projection.memory_count < SNAPSHOT_MIN_MEMORIES:
@@ -355,11 +398,45 @@ class UnitOfWork:
                 return  # a read-only directory only costs the next open a full load
             self._snapshot_generation = self._seen
 
-    def _follow_committed(self, write: Write) -> None:
-        projection = self._projection
-        if projection is None:  # each held pool projection follows the log on its next read; an unopened
+    def _queue(self, write: Write) -> None:
+        """A committed write (the lock held): queued for the projection, applied by the next read or when idle."""
+        if self._projection is None:  # each held pool projection follows the log on its next read; an unopened
             self._seen = max(self._seen, write.generation)  # projection loads these rows when it opens
             return
+        self._queued.append(write)
+        if len(self._queued) > FOLLOW_QUEUED_MAX:
+            self._catch_up(at_most=len(self._queued) - FOLLOW_QUEUED_MAX)
+        if self._follower is not None:
+            self._follower.nudge()
+
+    def _catch_up(self, *, at_most: int | None = None) -> None:
+        """Apply the queued writes (``at_most`` of them), oldest first. When an effect fails, the projection is
+        rebuilt from the rows (they are committed: a projection that missed part of them would answer wrongly
+        until restart), the queue with it, and the error reaches the caller."""
+        with self._lock:
+            projection, left = self._projection, at_most
+            while self._queued and projection is not None and left != 0:
+                write = self._queued[0]
+                try:
+                    self._follow(projection, write)
+                except Exception:
+                    self._queued.clear()
+                    self._seen = projection.reload(self.engine)
+                    raise
+                del self._queued[0]
+                left = None if left is None else left - 1
+
+    def _catch_up_when_idle(self) -> None:
+        """The idle thread's catch-up: one write at a time, handing the lock and the interpreter back between
+        two, so a call that arrives meanwhile waits for one write's apply, not for the whole queue's."""
+        while self._queued:
+            try:
+                self._catch_up(at_most=1)
+            except Exception as error:  # no caller to hand it to: the projection was rebuilt, say why on stderr
+                print(f"graphmem: the projection was rebuilt after a failed follow: {error!r}", file=sys.stderr)
+            time.sleep(0)  # let a thread waiting for the lock or the interpreter run first
+
+    def _follow(self, projection: GraphProjection, write: Write) -> None:
         from graphmem.store.follow import follow
 
         # Writers commit in generation order, so everything before this generation is committed:
@@ -371,14 +448,8 @@ class UnitOfWork:
         if not write.effects:
             self._seen = follow(projection, self.engine, self._seen, upto=write.generation)
             return
-        try:
-            for effect in write.effects:
-                effect(projection)
-        except Exception:
-            # The rows are committed; a projection that missed part of them would answer wrongly
-            # until restart, so rebuild it from the truth before reporting the error.
-            self._seen = projection.reload(self.engine)
-            raise
+        for effect in write.effects:
+            effect(projection)
         self._seen = write.generation
 
 

@@ -171,6 +171,12 @@ def read_connection(engine: Engine) -> Iterator[Connection]:
         yield connection
 
 
+def shares_one_connection(engine: Engine) -> bool:
+    """Whether every thread of the process uses the engine's one connection (an in-memory SQLite store): work on
+    another thread would then run inside the caller's transaction."""
+    return isinstance(engine.pool, StaticPool)
+
+
 def describe_store(engine: Engine) -> str:
     """The store an engine opens, as a user would name it: a file path, or a URL without its password."""
     if engine.dialect.name == "sqlite":

@@ -121,8 +121,8 @@ def test_a_relation_into_a_project_not_loaded_adds_no_edge_and_stays_a_relation(
                                                        for edge in alpha.relations.values())
     opened = pooled.open([here])  # the relation itself is read from the rows
     assert [(r.source_id, r.target_id) for r in opened.relations] == [(here, there)]
-    assert opened.concepts[here]  # the concepts of the whole store's projection, loaded for it
-    assert set(pooled.uow.pool.held()) == {"alpha", WHOLE_STORE}
+    assert opened.concepts[here]  # from the mention rows: a store or an open loads no whole-store projection
+    assert set(pooled.uow.pool.held()) == {"alpha"}
 
 
 def test_eviction_under_a_tiny_budget_reloads_from_the_project_snapshot(settings, extractor, stores, monkeypatch):

@@ -74,7 +74,7 @@ class MemoryWrites:
             named = [draft.session_id is not None for draft in drafts]
             drafts = attach_sessions(write.session, drafts, self.uow.settings.lifecycle, now_ms)
             # The co-occurrence counts are read back only for a projection that projects them.
-            batch = insert_memories(write.session, drafts, edge_counts=self.uow.projection.settings.cooccurrence)
+            batch = insert_memories(write.session, drafts, edge_counts=self.uow.settings.activation.cooccurrence)
             adopt_sessions(write.session, [draft for draft, given, (_, duplicate) in
                                            zip(drafts, named, batch.outcomes, strict=True)
                                            if given and not duplicate], self.uow.settings.lifecycle, self.reserved)
