@@ -27,7 +27,14 @@ instead measures the built pool (``projection.partition = "project"``) against t
 (timed), runs the same queries (p50s, RSS, top-10 overlap with the whole store's), then the first query to a
 cold project from its rows (``p06``), to ``p00`` and ``p07`` from the snapshots a previous partitioned process
 wrote when it closed (``pool-prepare``), and last the queries with no project filter (the whole store's projection,
-loaded on demand: its first query, p50 and RSS).
+loaded on demand: its first query, p50 and RSS). The served projects load from their rows; with
+``--served-from snapshots`` from their snapshots instead, as a server finds them once ``graphmem snapshot`` wrote
+them ahead (pool-prepare writes the missing or stale ones). Before each process the snapshots it maps (the whole
+store's and the projects') are dropped from the page cache, and the RSS is also split into anonymous and
+file-backed (mapped) pages.
+
+The script imports graphmem from its own tree (it puts the tree first on ``sys.path``): to compare two trees, run
+each tree's copy of the script (``PYTHONPATH`` does not choose).
 
 Results go to ``--json``; ``--table`` prints the Markdown table of docs/benchmarks.md.
 
