@@ -151,7 +151,7 @@ def _release_unkept(arrays: dict[str, np.ndarray]) -> None:
     page = mmap.PAGESIZE
     for name in list(arrays):
         array = arrays.pop(name)
-        mapped = array.base
+        mapped: object = array.base  # typed as an array or None; a member of the snapshot has the mapping
         # This name and getrefcount's argument: nothing the projection keeps refers to this member.
         if not isinstance(mapped, mmap.mmap) or sys.getrefcount(array) > 2 or array.nbytes < page:
             continue
