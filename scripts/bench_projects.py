@@ -27,7 +27,14 @@ instead measures the built pool (``projection.partition = "project"``) against t
 (timed), runs the same queries (p50s, RSS, top-10 overlap with the whole store's), then the first query to a
 cold project from its rows (``p06``), to ``p00`` and ``p07`` from the snapshots a previous partitioned process
 wrote when it closed (``pool-prepare``), and last the queries with no project filter (the whole store's projection,
-loaded on demand: its first query, p50 and RSS).
+loaded on demand: its first query, p50 and RSS). The served projects load from their rows; with
+``--served-from snapshots`` from their snapshots instead, as a server finds them once ``graphmem snapshot`` wrote
+them ahead (pool-prepare writes the missing or stale ones). Before each process the snapshots it maps (the whole
+store's and the projects') are dropped from the page cache, and the RSS is also split into anonymous and
+file-backed (mapped) pages.
+
+The script imports graphmem from its own tree (it puts the tree first on ``sys.path``): to compare two trees, run
+each tree's copy of the script (``PYTHONPATH`` does not choose).
 
 Results go to ``--json``; ``--table`` prints the Markdown table of docs/benchmarks.md.
 
@@ -230,7 +237,7 @@ def _scoped_service(db: str, projects: tuple[str, ...], timings: dict[str, float
     return MemoryService(Settings.load(environ={}, db=db))
 
 
-def measure(mode: str, db: str, queries_path: str) -> dict[str, Any]:
+def measure(mode: str, db: str, queries_path: str, served_from: str = "rows") -> dict[str, Any]:
     from graphmem import MemoryService, Settings
 
     queries: dict[str, list[str]] = json.loads(Path(queries_path).read_text(encoding="utf-8"))
@@ -238,12 +245,12 @@ def measure(mode: str, db: str, queries_path: str) -> dict[str, Any]:
     if mode == "full":
         open_ms, service = _timed(lambda: MemoryService(Settings.load(environ={}, db=db)))
         result = {"open_ms": open_ms, "memories": service.projection.memory_count, **_run_queries(service, queries),
-                  "cold_tops": _run_queries(service, queries, (COLD,))["tops"]}
+                  "served_memory_mib": memory_kinds(), "cold_tops": _run_queries(service, queries, (COLD,))["tops"]}
     elif mode == "pool":
-        result = measure_pool(db, queries)
+        result = measure_pool(db, queries, served_from)
         service = result.pop("_service")
     elif mode == "pool-prepare":
-        return prepare_pool(db, queries)
+        return prepare_pool(db, queries, served_from)
     elif mode == "baseline":
         with tempfile.TemporaryDirectory() as folder:
             service = MemoryService(Settings.load(environ={}, db=str(Path(folder) / "empty.db")))
@@ -266,7 +273,22 @@ def measure(mode: str, db: str, queries_path: str) -> dict[str, Any]:
     return result
 
 
-def measure_pool(db: str, queries: dict[str, list[str]]) -> dict[str, Any]:
+def memory_kinds() -> dict[str, float]:
+    """This process's resident memory by kind (``/proc/self/smaps_rollup``, MiB): anonymous (the heap, arrays read
+    or copied) and file-backed (mapped snapshots, libraries), where the system provides it."""
+    kinds: dict[str, float] = {}
+    try:
+        with open("/proc/self/smaps_rollup") as rollup:
+            for line in rollup:
+                name, _, rest = line.partition(":")
+                if name in ("Rss", "Anonymous", "Private_Clean", "Shared_Clean", "Private_Dirty"):
+                    kinds[name] = int(rest.split()[0]) / 1024
+    except OSError:
+        pass
+    return kinds
+
+
+def measure_pool(db: str, queries: dict[str, list[str]], served_from: str = "rows") -> dict[str, Any]:
     """The partitioned server (see the module docstring)."""
     from graphmem import MemoryService, Settings
 
@@ -274,20 +296,27 @@ def measure_pool(db: str, queries: dict[str, list[str]]) -> dict[str, Any]:
     open_ms, service = _timed(lambda: MemoryService(partitioned))
     pool = service.uow.pool
     assert pool is not None
-    # The served and cold projects load from their rows, as the table says: a previous run's evictions (the
-    # whole store's load below pushes them out) left their snapshots, and this run writes none.
-    for project in (*SERVED, COLD):
+    # The cold project loads from its rows, and so do the served ones unless they are served from the snapshots
+    # written ahead (`served_from == "snapshots"`, written by `graphmem snapshot` or the pool-prepare process): a
+    # previous run's evictions (the whole store's load below pushes them out) left their snapshots, and this run
+    # writes none.
+    for project in (*(SERVED if served_from == "rows" else ()), COLD):
         path = pool.snapshot_of(project)
         if path is not None:
             path.unlink(missing_ok=True)
     pool._save = lambda project, entry, engine: None  # type: ignore[method-assign]  # this process only
     first_ms = {}
-    for project in SERVED:  # the first query of each: load from the rows + search
+    for project in SERVED:  # the first query of each: its load (rows or snapshot) + search
         first_ms[project], _ = _timed(lambda p=project: service.search(queries[p][0], project=p, limit=10))
-    result: dict[str, Any] = {"open_ms": open_ms, "first_query_ms": first_ms, **_run_queries(service, queries)}
+    loaded_rss = _rss_mib()
+    from_snapshot = [project for project, entry in pool.held().items() if entry.saved > 0]
+    result: dict[str, Any] = {"open_ms": open_ms, "first_query_ms": first_ms, "served_from": served_from,
+                              "served_from_snapshot": from_snapshot, "served_loaded_rss_mib": loaded_rss,
+                              **_run_queries(service, queries)}
     result |= {"memories": sum(entry.projection.memory_count for entry in pool.held().values()),
                "pool_estimated_mib": pool.nbytes / 2**20,
-               "served_peak_rss_mib": _rss_mib("VmHWM"), "served_rss_mib": _rss_mib()}
+               "served_peak_rss_mib": _rss_mib("VmHWM"), "served_rss_mib": _rss_mib(),
+               "served_memory_mib": memory_kinds()}
     result["cold_rows_first_query_ms"], _ = _timed(lambda: service.search(queries[COLD][0], project=COLD, limit=10))
     result["cold_tops"] = _run_queries(service, queries, (COLD,))["tops"]
     before = _rss_mib()
@@ -309,17 +338,22 @@ def measure_pool(db: str, queries: dict[str, list[str]]) -> dict[str, Any]:
     return result | {"_service": service}
 
 
-def prepare_pool(db: str, queries: dict[str, list[str]]) -> dict[str, Any]:
-    """A partitioned process that serves ``p00`` and ``p07`` once and closes, writing their snapshots."""
+def prepare_pool(db: str, queries: dict[str, list[str]], served_from: str = "rows") -> dict[str, Any]:
+    """A partitioned process that serves ``p00`` and ``p07`` once and closes, writing their snapshots; with
+    ``served_from == "snapshots"`` it first brings the served projects' snapshots up to date, as ``graphmem
+    snapshot`` does (a current one is left as it is)."""
     from graphmem import MemoryService, Settings
 
     service = MemoryService(Settings.load(environ={}, db=db, projection={"partition": "project"}))
+    written = [] if served_from == "rows" else service.uow.write_snapshots(list(SERVED))
     service.search(queries[BIG][0], project=BIG, limit=10)
     service.search(queries[SMALL][0], project=SMALL, limit=10)
     pool = service.uow.pool
     path = None if pool is None else pool.snapshot_of(BIG)
+    folder = None if path is None else path.parent
     service.close()
-    return {"snapshot": str(path), "bytes": path.stat().st_size if path is not None and path.exists() else 0}
+    return {"snapshot": str(path), "bytes": path.stat().st_size if path is not None and path.exists() else 0,
+            "served_written": [entry.written for entry in written], "folder": str(folder)}
 
 
 def format_pool_table(results: dict[str, Any]) -> str:
@@ -329,13 +363,19 @@ def format_pool_table(results: dict[str, Any]) -> str:
     rows = [
         ("memories projected", f"{full['memories']:,}", f"{pool['memories']:,} (5 projects)"),
         ("open (ms)", f"{full['open_ms']:,.0f}", f"{pool['open_ms']:,.0f} (nothing loaded)"),
-        ("first query to each served project: load from the rows + search (ms)", "",
+        (f"first query to each served project: load from the {pool.get('served_from', 'rows')} + search (ms)", "",
          f"{min(firsts):,.0f}–{max(firsts):,.0f}"),
         ("RSS after the served queries (MiB)", f"{full['served_rss_mib']:,.0f}",
-         f"{pool['served_rss_mib']:,.0f} ({pool['served_rss_mib'] / full['served_rss_mib']:.0%})"),
+         f"{pool['served_rss_mib']:,.0f} ({pool['served_rss_mib'] / full['served_rss_mib']:.1%})"),
         ("RSS above the one-memory process (MiB)", f"{full['served_rss_mib'] - base['rss_mib']:,.0f}",
          f"{above:,.0f} ({above / (full['served_rss_mib'] - base['rss_mib']):.0%}; pool's own estimate "
          f"{pool['pool_estimated_mib']:,.0f})"),
+    ]
+    if "served_memory_mib" in pool and "served_memory_mib" in full:  # anonymous / file-backed (mapped) pages
+        whole, partitioned = (f"{kind.get('Anonymous', 0):,.0f} / {kind.get('Rss', 0) - kind.get('Anonymous', 0):,.0f}"
+                              for kind in (full["served_memory_mib"], pool["served_memory_mib"]))
+        rows.append(("of it anonymous / file-backed (MiB)", whole, partitioned))
+    rows += [
         ("memory_search p50 (ms)", f"{full['search_p50_ms']:.1f}", f"{pool['search_p50_ms']:.1f}"),
         ("memory_associate p50 (ms)", f"{full['associate_p50_ms']:.1f}", f"{pool['associate_p50_ms']:.1f}"),
         ("top-10 overlap with the whole store's", "1.00", f"{results['overlap']:.2f}"),
@@ -443,9 +483,9 @@ def uncache(path: Path) -> None:
         os.close(descriptor)
 
 
-def _in_fresh_process(mode: str, db: Path) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, __file__, "--measure", mode, "--db", str(db)], capture_output=True,
-                          text=True, check=False)
+def _in_fresh_process(mode: str, db: Path, served_from: str = "rows") -> dict[str, Any]:
+    done = subprocess.run([sys.executable, __file__, "--measure", mode, "--db", str(db), "--served-from", served_from],
+                          capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"measuring {mode} failed:\n{done.stderr[-4000:]}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -562,6 +602,9 @@ def main() -> int:
     parser.add_argument("--derive-from", type=Path, metavar="SCALE_DB",
                         help="instead: derive the store from a copy of this scale-bench store (same corpus), then stop")
     parser.add_argument("--pool", action="store_true", help="measure the partitioned server instead of the loader")
+    parser.add_argument("--served-from", choices=["rows", "snapshots"], default="rows",
+                        help="--pool: the served projects load from their rows (default) or from their snapshots, "
+                             "written ahead (as `graphmem snapshot` does) when missing or behind")
     parser.add_argument("--measure", choices=["full", "scoped", "baseline", "pool", "pool-prepare"],
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -571,7 +614,7 @@ def main() -> int:
     if args.db is None:
         parser.error("--db is required")
     if args.measure:
-        print(json.dumps(measure(args.measure, str(args.db), f"{args.db}.queries.json")))
+        print(json.dumps(measure(args.measure, str(args.db), f"{args.db}.queries.json", args.served_from)))
         return 0
     if args.derive_from is not None:
         if args.db.exists():
@@ -587,8 +630,14 @@ def main() -> int:
         args.db.parent.mkdir(parents=True, exist_ok=True)
         build(args.db, args.memories, args.projects)
     modes = ("baseline", "full", "pool-prepare", "pool") if args.pool else ("baseline", "full", "scoped")
-    uncache(Path(f"{args.db}.projection.npz"))  # the whole store's snapshot, as a server started later finds it
-    results: dict[str, Any] = {mode: _in_fresh_process(mode, args.db) for mode in modes}
+    results: dict[str, Any] = {}
+    for mode in modes:
+        # The snapshots a process maps, dropped from the page cache as a server started later finds them: the
+        # whole store's, and (before the partitioned process) the projects' that pool-prepare wrote or read.
+        uncache(Path(f"{args.db}.projection.npz"))
+        for path in Path(f"{args.db}.projection.npz.projects").glob("*.npz"):
+            uncache(path)
+        results[mode] = _in_fresh_process(mode, args.db, args.served_from)
     other = "pool" if args.pool else "scoped"
     results["overlap"] = overlap(results["full"].pop("tops"), results[other].pop("tops"))
     results["cold_overlap"] = overlap(results["full"].pop("cold_tops"), results[other].pop("cold_tops"))

@@ -41,11 +41,23 @@ from graphmem.store.projection import CONCEPT, MEMORY, GraphProjection, Relation
 from graphmem.store.repository import StoredBatch
 from graphmem.store.tables import ConceptRow, FactRow, MemoryRow, MentionRow
 
-__all__ = ["ProjectScope", "StoreTotals", "load_projects"]
+__all__ = ["ProjectScope", "StoreTotals", "guest_room", "load_projects"]
 
 _IN_SCOPE = "SELECT seq FROM memory WHERE project_key IN :projects"
 _GUEST_SLACK = 64  # nodes of room a projection keeps for later guests when a query's guests grow it
 _CONCEPTS_IN_SCOPE = f"SELECT DISTINCT concept_seq FROM mention WHERE memory_seq IN ({_IN_SCOPE})"
+
+
+def guest_room(nodes: int) -> int:
+    """The room for guests (:meth:`ProjectScope.admit`) a projection of ``nodes`` nodes keeps: a few nodes, not a
+    quarter more (the queries add few: 3 to 8 in each project of the 1M-memory bench over its 23 queries)."""
+    return max(_GUEST_SLACK, nodes // 256)
+
+
+def _room_left(projection: GraphProjection) -> int:
+    """The nodes the projection's columns and graph can take before they grow."""
+    capacity = min(len(projection.columns.arrays["node_type"]), len(projection.graph._out_strength))
+    return capacity - projection.graph.n_nodes
 
 
 def load_projects(projection: GraphProjection, engine: Engine, projects: Collection[str], *,
@@ -171,7 +183,9 @@ class ProjectScope:
             # Room for these and a few more, not for a quarter of the projection more: the queries add few guests
             # (3 to 8 in each project of the 1M-memory bench over its 23 queries), and the first one grew every
             # per-node array of a 52k-node project by 13k unused slots.
-            projection._reserve(len(guests) + max(_GUEST_SLACK, projection.graph.n_nodes // 256), 0)
+            # A project loaded from its snapshot already has that room (the pool's load made it).
+            if len(guests) > _room_left(projection):
+                projection._reserve(len(guests) + guest_room(projection.graph.n_nodes), 0)
             projection.apply_batch(StoredBatch(concepts=guests))
             concepts = [(rec.seq, rec.key, rec.kind, rec.df) for rec in guests.values()]
             seqs = np.array([seq for seq, *_ in concepts], dtype=np.float64)

@@ -21,6 +21,7 @@ import json
 import mmap
 import os
 import struct
+import sys
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -107,20 +108,59 @@ def is_current_format(path: Path) -> bool:
     return bool(header.get("format") == _FORMAT)
 
 
-def load_snapshot(projection: GraphProjection, path: Path, engine: Engine, current_generation: int) -> int | None:
+def load_snapshot(projection: GraphProjection, path: Path, engine: Engine, current_generation: int, *,
+                  room: Callable[[int], int] | None = None) -> int | None:
     """Fill an empty ``projection`` from the snapshot and return its generation, or None when there is
-    no snapshot this store can use (the caller then loads from the rows)."""
+    no snapshot this store can use (the caller then loads from the rows).
+
+    ``room``: how many nodes of room to make for a projection of so many nodes (a partitioned server's project,
+    whose first queries add guest concepts), made right away, while the mapped per-node arrays it replaces are
+    released with the other members the projection did not keep (:func:`_release_unkept`)."""
     try:
         arrays = _mapped(path)
     except (OSError, ValueError, TypeError, struct.error, zipfile.BadZipFile):
         return None  # missing, empty or damaged (a member past the end of the file: TypeError): load the rows
     with collector_paused():
-        header = json.loads(arrays.pop("header").tobytes())
+        header_bytes = arrays.pop("header")
+        header = json.loads(header_bytes.tobytes())
         if not _belongs(header, projection, engine, current_generation):
             return None
         with projection.lock:
             _restore(projection, header, arrays)
+            if room is not None:
+                projection._reserve(room(projection.graph.n_nodes), 0)
+        arrays["header"] = header_bytes
+        del header_bytes
+        _release_unkept(arrays)
     return int(header["generation"])
+
+
+def _release_unkept(arrays: dict[str, np.ndarray]) -> None:
+    """Give back the resident pages of the members the restored projection did not keep: the ones it copied (a
+    partitioned server's word vectors, copied into the pool's shared table; per-node arrays grown for guests;
+    arrays converted on the way in) and the header. Read once for the copy, their pages stayed mapped, and counted
+    in the process's memory, as long as the projection held any other member of the file: 4.2 MiB of word vectors
+    in each 9,091-memory project of the 1M-memory bench, beside the shared table's copy (docs/benchmarks.md).
+
+    A member nothing else references (no array of the projection, no view of it: a view holds its base) is never
+    read again, so dropping its pages loses nothing; only whole pages inside its own bytes are dropped, so a
+    neighbour's pages stay. Where the system cannot, nothing is given back."""
+    if not hasattr(mmap.mmap, "madvise") or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    origins: dict[int, int] = {}
+    page = mmap.PAGESIZE
+    for name in list(arrays):
+        array = arrays.pop(name)
+        mapped: object = array.base  # typed as an array or None; a member of the snapshot has the mapping
+        # This name and getrefcount's argument: nothing the projection keeps refers to this member.
+        if not isinstance(mapped, mmap.mmap) or sys.getrefcount(array) > 2 or array.nbytes < page:
+            continue
+        if id(mapped) not in origins:
+            origins[id(mapped)] = np.frombuffer(mapped, dtype=np.uint8).ctypes.data
+        start = array.ctypes.data - origins[id(mapped)]
+        first, stop = -(-start // page) * page, (start + array.nbytes) // page * page
+        if stop > first:
+            mapped.madvise(mmap.MADV_DONTNEED, first, stop - first)
 
 
 def _mapped(path: Path) -> dict[str, np.ndarray]:

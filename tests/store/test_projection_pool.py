@@ -6,6 +6,7 @@ and through a real MCP client session."""
 from __future__ import annotations
 
 import gc
+import os
 import random
 
 import numpy as np
@@ -329,3 +330,62 @@ def test_an_evicted_projection_is_not_kept_alive_by_the_recall_caches(settings, 
         assert first() is None  # its memory is given back, not held by a cached scope until eight filters pass
     finally:
         tiny.close()
+
+
+def _member_pages(path, name: str) -> list[bool]:
+    """Whether the pages of snapshot member ``name`` are mapped into this process (Linux's page map)."""
+    import struct
+    import zipfile
+
+    from tests.store.test_projection_snapshot import resident_pages
+
+    origin = None
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            if len(fields) > 5 and fields[5] == str(path) and int(fields[2], 16) == 0:
+                origin = int(fields[0].split("-")[0], 16)
+    assert origin is not None, f"{path} is not mapped"
+    with open(path, "rb") as stream, zipfile.ZipFile(stream) as archive:
+        info = archive.getinfo(f"{name}.npy")
+        stream.seek(info.header_offset + 26)
+        name_length, extra_length = struct.unpack("<HH", stream.read(4))
+    return resident_pages(origin + info.header_offset + 30 + name_length + extra_length, info.file_size)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/pagemap"), reason="reads Linux's page map")
+def test_a_project_loaded_from_its_snapshot_gives_back_what_it_copied_and_has_room_for_its_guests(
+        settings, extractor, stores, monkeypatch):
+    from graphmem.store.projection_pool import engine_generation
+
+    base, _ = stores
+    project = PROJECTS[0]
+    for number in range(30):  # word vectors over a few pages
+        base.store(f"{WORDS[number]} {WORDS[-1 - number]} zx{number}a yq{number}b wv{number}c", project=project)
+    base.store("zeppelin hangar inspection checklist", project=PROJECTS[1])  # words only another project holds
+    monkeypatch.setattr(unit_of_work, "PROJECT_SNAPSHOT_MIN_MEMORIES", 1)
+    writer = MemoryService(_partitioned(settings), extractor=extractor)
+    (written,) = writer.uow.write_snapshots([project])
+    writer.close()
+    assert written.written
+    reader = MemoryService(_partitioned(settings), extractor=extractor)
+    try:
+        pool, engine = reader.uow.pool, reader.uow.engine
+        assert pool is not None
+        projection = pool.get(project, engine, engine_generation(engine))
+        assert pool.held()[project].saved > 0  # from its snapshot
+        # Its word vectors were copied into the pool's shared table: the file's pages of them went back.
+        pages = _member_pages(pool.snapshot_of(project), "semantic_word_vectors")
+        assert len(pages) >= 2 and not any(pages)
+        # Room for guests made at the load: the first query's guests join without growing a per-node array.
+        nodes, node_type, strength = (projection.graph.n_nodes, projection.columns.arrays["node_type"],
+                                      projection.graph._out_strength)
+        assert len(strength) > nodes and len(node_type) > nodes
+        whole = _answers(base, project)
+        assert _agree(_answers(reader, project), whole)
+        reader.search("zeppelin hangar inspection", project=project)
+        assert projection.graph.n_nodes > nodes  # the guests
+        assert projection.columns.arrays["node_type"] is node_type and projection.graph._out_strength is strength
+        assert _agree(_answers(reader, project), whole)
+    finally:
+        reader.close()

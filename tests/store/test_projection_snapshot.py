@@ -313,3 +313,39 @@ def test_a_format_7_snapshot_holding_every_field_by_node_still_loads_the_same(se
     assert np.array_equal(restored.visible(view, 0), service.projection.visible(view, 0))
     restored.set_hidden(memories[0], True)  # a restored projection is written by memory row
     assert restored.col("hidden")[restored.memory_nodes[memories[0]]]
+
+
+
+def resident_pages(address: int, size: int) -> list[bool]:
+    """Whether each page wholly inside ``size`` bytes at ``address`` is mapped into this process (Linux's
+    ``/proc/self/pagemap``: bit 63 of each page's entry)."""
+    page = 4096
+    first, stop = -(-address // page), (address + size) // page
+    with open("/proc/self/pagemap", "rb") as pagemap:
+        pagemap.seek(first * 8)
+        entries = pagemap.read((stop - first) * 8)
+    return [bool(int.from_bytes(entries[i:i + 8], "little") >> 63) for i in range(0, len(entries), 8)]
+
+
+@pytest.mark.skipif(not Path("/proc/self/pagemap").exists(), reason="reads Linux's page map")
+def test_the_members_a_load_did_not_keep_give_their_pages_back_and_the_kept_ones_keep_their_changes(tmp_path):
+    from graphmem.store.projection_snapshot import _mapped, _release_unkept
+
+    path = tmp_path / "members.npz"
+    values = np.arange(4096 * 4, dtype=np.int64)  # 32 pages a member
+    np.savez(path, copied=values, kept=values * 2, viewed=values * 3)
+    arrays = _mapped(path)
+    copy = np.array(arrays["copied"])  # read once, as a load copies a member into a table of its own
+    where = (arrays["copied"].__array_interface__["data"][0], arrays["copied"].nbytes)
+    kept = arrays["kept"]  # held as it is
+    kept[5] = -1  # changed in place (copy-on-write), as a follow changes a mapped column
+    view = arrays["viewed"][1:]  # a view holds its member
+    assert np.array_equal(view, values[1:] * 3)
+    assert all(resident_pages(*where))
+    _release_unkept(arrays)
+    assert not arrays
+    assert not any(resident_pages(*where))  # nothing referred to it: its pages are given back
+    assert np.array_equal(copy, values)
+    assert kept[5] == -1 and np.array_equal(kept[6:], values[6:] * 2)
+    assert all(resident_pages(view.__array_interface__["data"][0], view.nbytes))
+    assert np.array_equal(view, values[1:] * 3)
