@@ -43,6 +43,7 @@ def test_a_conversation_is_recognized_and_documents_are_not(service: MemoryServi
                                     f"finance team in detail, with many other words around them.", "project": "docs"}
                         for n, line in enumerate(FILLER)])
     service.store_many([{"content": f"Key{n}: value {line}", "project": "notes"} for n, line in enumerate(FILLER)])
+    service.uow.fresh()  # as every read does before it activates: the stores' queued effects applied
     assert service.recall.activate("pasta", _view(service, "talk"), 0, 10).conversational
     assert not service.recall.activate("pasta", _view(service, "docs"), 0, 10).conversational
     assert not service.recall.activate("pasta", _view(service, "notes"), 0, 10).conversational

@@ -123,7 +123,7 @@ def open_at(uow: UnitOfWork, refs: Sequence[str], include_relations: bool, insta
     if include_relations:
         relations = tuple(r for r in uow.repository.relations_touching([m.id for m in memories])
                           if r.created_at <= instant)
-    projection = uow.projection
+    projection = uow.fresh()  # a read: this process's queued writes applied first
     nodes = projection.memory_nodes
     concepts = {m.id: tuple(concept_names(projection, nodes[m.id])) for m in memories if m.id in nodes}
     return OpenResult(memories=memories, relations=relations, concepts=concepts,
