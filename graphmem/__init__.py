@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from graphmem.numpy_extras import defer_before_scipy
+
+defer_before_scipy()  # before any graphmem module imports scipy: numpy's unused extras load only if used
+
 if TYPE_CHECKING:
     from graphmem.service import MemoryService
     from graphmem.settings import Settings

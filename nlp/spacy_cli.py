@@ -11,7 +11,7 @@ the snapshots written ahead") and a second of its start.
 its command line. The stand-in is spaCy's own command-line package as soon as anything uses it: a submodule
 (``import spacy.cli.download``) imports from spaCy's folder as usual, and the first attribute read from it
 (``spacy.cli.download``, ``from spacy.cli import app``) or a call of ``spacy.info(...)`` imports the real package
-in its place and answers from it.
+in its place and answers from it (:mod:`nlp.deferred_modules`).
 """
 
 from __future__ import annotations
@@ -23,22 +23,15 @@ import threading
 import types
 from typing import Any
 
+from nlp.deferred_modules import DeferredModule, load_in_place
+
 __all__ = ["defer_spacy_cli"]
 
 _CLI, _INFO = "spacy.cli", "spacy.cli.info"
 _LOCK = threading.Lock()
 
 
-class _DeferredCli(types.ModuleType):
-    """Stands for ``spacy.cli`` until its first attribute read, which imports the real package."""
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)  # the import system's own probes (__file__, __spec__ ...): no import
-        return getattr(_real_cli(), name)
-
-
-class _DeferredInfo(types.ModuleType):
+class _DeferredInfo(DeferredModule):
     """Stands for ``spacy.cli.info`` while spaCy imports: hands it ``info`` (:func:`_info`) and makes the stand-in
     for ``spacy.cli`` its ``cli`` attribute, as the real import would have."""
 
@@ -71,8 +64,8 @@ def defer_spacy_cli() -> bool:
         if spec is None or not spec.submodule_search_locations:
             return False
         folder = next(iter(spec.submodule_search_locations))
-        cli = _DeferredCli(_CLI, "spaCy's command line, imported on first use (nlp/spacy_cli.py)")
-        cli.__path__ = [f"{folder}/cli"]
+        cli = DeferredModule(_CLI, "spaCy's command line, imported on first use (nlp/spacy_cli.py)", also=(_INFO,))
+        cli.__path__ = [f"{folder}/cli"]  # its submodules import from spaCy's folder, without the package
         cli.__package__ = _CLI
         info = _DeferredInfo(_INFO)
         info.__package__ = _CLI
@@ -81,15 +74,9 @@ def defer_spacy_cli() -> bool:
 
 
 def _real_cli() -> types.ModuleType:
-    """The real ``spacy.cli``, imported in the stand-ins' place (once)."""
-    with _LOCK:
-        current = sys.modules.get(_CLI)
-        if current is not None and not isinstance(current, _DeferredCli):
-            return current
-        for name in (_CLI, _INFO):
-            sys.modules.pop(name, None)
-        real = importlib.import_module(_CLI)
-        spacy = sys.modules.get("spacy")
-        if spacy is not None:
-            spacy.cli = real  # type: ignore[attr-defined]
-        return real
+    """The real ``spacy.cli``, imported in the stand-ins' place (once); spaCy's ``cli`` attribute set to it."""
+    real = load_in_place(_CLI, _INFO)
+    spacy = sys.modules.get("spacy")
+    if spacy is not None and vars(spacy).get("cli") is not real:
+        spacy.cli = real  # type: ignore[attr-defined]
+    return real

@@ -29,6 +29,9 @@ IntArray = npt.NDArray[np.int64]
 WEIGHT = np.float32  # stored edge weights (the base CSR and its transpose)
 INDEX = np.int32  # stored column indices and row pointers (a graph stays far below 2**31 edges)
 _REMOVED = 1e-6  # a weight left by remove_edges below this is rounding residue: the entry goes
+# A spread pushing from more than 1/16 of the rows does one mat-vec instead of slicing them; counts into more than
+# 1/16 of the nodes pass over the rows instead of building the transpose (measured on the scale bench's graphs).
+_MANY = 16
 _MIN_DELTA_BEFORE_MERGE = 20_000
 _DELTA_FRACTION_BEFORE_MERGE = 0.10
 
@@ -96,7 +99,8 @@ class SpreadingGraph:
     @property
     def nbytes(self) -> int:
         """Bytes of the graph's arrays at their capacity, the base's transpose counted whether or not it is
-        built yet (the first spread that pushes many rows builds it, and it stays until the base changes)."""
+        built yet (a filter admitting fewer than a sixteenth of the nodes builds it, :meth:`column_counts`, and it
+        stays until the base changes)."""
         base = self._base
         csr = base.data.nbytes + base.indices.nbytes + base.indptr.nbytes
         delta = sum(array.nbytes for parts in (self._delta_src, self._delta_dst, self._delta_w) for array in parts)
@@ -340,10 +344,36 @@ class SpreadingGraph:
     def column_counts(self, columns: IntArray) -> IntArray:
         """For every node, how many of its out-edges end in ``columns`` (one count per node, length n).
 
-        :meth:`neighbor_counts` for all nodes at once, read from the rows of the transposed base and the
-        delta: the cost follows the edges into ``columns`` (one project's memories), not the whole graph.
+        :meth:`neighbor_counts` for all nodes at once. Few columns (one project's memories in the whole store's
+        graph) are read from the rows of the transposed base, so the cost follows the edges into them, not the
+        whole graph. Many columns (a sixteenth of the nodes or more: a project's projection filtered by its
+        project) are counted over the base's rows instead, in one pass over its edges: the transpose would cost
+        as much to build and would stay, a copy of the graph (2.4 MiB for a 9k-memory project).
+
+        >>> g = SpreadingGraph(); _ = g.add_nodes(4)
+        >>> g.add_edges([0, 0, 0, 1, 2], [1, 2, 3, 3, 1], [1.0, 1.0, 1.0, 1.0, 1.0])
+        >>> g.compact(); g.column_counts(np.array([1, 3])).tolist()
+        [2, 1, 1, 0]
         """
         columns = np.asarray(columns, dtype=np.int64)
+        wanted = np.zeros(self._n, dtype=bool)
+        wanted[columns] = True
+        if self._base_t is None and columns.size * _MANY > self._n:
+            counts = self._counts_from_rows(self._base, wanted)
+        else:
+            counts = self._counts_from_transpose(columns)
+        if self._delta_size:
+            counts += self._counts_from_rows(self._delta(), wanted)
+        return counts
+
+    def _counts_from_rows(self, matrix: sp.csr_array, wanted: np.ndarray) -> IntArray:
+        """Per row of ``matrix``, how many of its entries are in a ``wanted`` column (length n)."""
+        counts = np.zeros(self._n, dtype=np.int64)
+        running = np.concatenate(([0], np.cumsum(wanted[matrix.indices], dtype=np.int64)))
+        counts[: matrix.shape[0]] = np.diff(running[matrix.indptr])
+        return counts
+
+    def _counts_from_transpose(self, columns: IntArray) -> IntArray:
         counts = np.zeros(self._n, dtype=np.int64)
         transposed = self._base_transposed()
         inside = columns[columns < transposed.shape[0]]
@@ -353,13 +383,6 @@ class SpreadingGraph:
             positions = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(
                 lengths.sum())
             counts += np.bincount(transposed.indices[positions], minlength=self._n)[: self._n]
-        if self._delta_size:
-            delta = self._delta()
-            wanted = np.zeros(self._n, dtype=bool)
-            wanted[columns] = True
-            hit = wanted[delta.indices]
-            rows = np.repeat(np.arange(delta.shape[0]), np.diff(delta.indptr))
-            counts += np.bincount(rows[hit], minlength=self._n)[: self._n]
         return counts
 
     def rows(self, nodes: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
@@ -430,28 +453,33 @@ class SpreadingGraph:
         if active.size == 0:
             return out
         share = activation[active] * self._spread_scale[active] / strength
-        self._accumulate(self._pad(self._base), self._base_transposed(), active, share, out)
+        base = self._pad(self._base)
+        if active.size * _MANY > base.shape[0]:
+            out += self._pushed_by_many(base, active, share)
+        else:
+            out += base[active].T @ share
         if self._delta_size:
-            self._accumulate(self._delta(), None, active, share, out)
+            out += self._delta()[active].T @ share
         return out
 
-    @staticmethod
-    def _accumulate(matrix: sp.csr_array, transposed: sp.csr_array | None, active: IntArray, share: FloatArray,
-                    out: FloatArray) -> None:
-        # Few active rows: slice them (cost ~ their edges). Many: one CSR mat-vec on the transpose,
-        # which beats fancy indexing once the rows hold a sizeable share of all edges.
-        if transposed is not None and active.size * 16 > matrix.shape[0]:
-            size = transposed.shape[1]
-            dense = np.zeros(size)
-            inside = active < size
-            dense[active[inside]] = share[inside]
-            out[: transposed.shape[0]] += transposed @ dense
-        else:
-            out += matrix[active].T @ share
+    def _pushed_by_many(self, base: sp.csr_array, active: IntArray, share: FloatArray) -> FloatArray:
+        """``baseᵀ`` times the dense share vector: one mat-vec, which beats slicing the rows once they hold a
+        sizeable share of all edges. On the transpose when a filter's counts built it (a gather per node); else on
+        ``base.T``, scipy's CSC view of the same arrays (no copy), which adds every product in the same order into
+        the same float64 sums: the same floats bit for bit (tests/core/test_spreading_graph.py)."""
+        dense = np.zeros(base.shape[0])
+        dense[active] = share
+        if self._base_t is None:
+            pushed: FloatArray = base.T @ dense
+            return pushed
+        pushed = np.zeros(base.shape[0])
+        size = self._base_t.shape[0]
+        pushed[:size] = self._base_t @ dense[:size]
+        return pushed
 
     def _base_transposed(self) -> sp.csr_array:
-        # Built once per compaction. Nodes added since then have no base edges, so the transpose of
-        # the base as it was compacted stays exact: it just covers the first nodes only.
+        # Built once per compaction, by a filter's counts over few columns (column_counts). Nodes added since then
+        # have no base edges, so the transpose of the base as it was compacted stays exact: it covers the first nodes.
         if self._base_t is None:
             self._base_t = _compact_csr(self._base.T.tocsr())
         return self._base_t

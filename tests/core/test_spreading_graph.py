@@ -105,3 +105,27 @@ def test_column_counts_and_rows_read_what_neighbor_counts_and_neighbors_read() -
         expected_targets, expected_weights = graph.neighbors(int(node))
         assert targets[position == at].tolist() == expected_targets.tolist()
         assert weights[position == at].tolist() == expected_weights.tolist()
+
+
+@pytest.mark.parametrize("columns", [np.arange(0, 70, 3), np.array([4, 61])])
+def test_column_counts_are_the_same_from_the_rows_and_from_the_transpose(columns: np.ndarray) -> None:
+    graph = _random_graph(4)
+    admitted = np.zeros(70, dtype=bool)
+    admitted[columns] = True
+    expected = graph.neighbor_counts(np.arange(70), admitted).tolist()
+    counted = graph.column_counts(columns).tolist()
+    # Many columns (a project's projection filtered by its project) are counted over the rows: no transpose kept.
+    assert (graph._base_t is None) == (columns.size * 16 > 70)
+    graph._base_transposed()
+    assert counted == graph.column_counts(columns).tolist() == expected
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_a_spread_from_many_rows_keeps_no_transpose_and_gives_the_transposes_floats(seed: int) -> None:
+    graph = _random_graph(seed)
+    rng = np.random.default_rng(seed)
+    activation = np.where(rng.random(70) < 0.5, rng.random(70) * 10.0 ** rng.integers(-6, 2, 70), 0.0)
+    spread = graph.spread(activation)
+    assert graph._base_t is None  # the CSC view of the base, no copy of the graph
+    graph._base_transposed()
+    assert spread.tolist() == graph.spread(activation).tolist()  # bit for bit: same products, same order

@@ -31,7 +31,7 @@ def test_spacys_command_line_still_works_once_asked_for():
         "version = spacy.info(silent=True)['spacy_version']\n"
         "print(json.dumps([deferred, download.__name__, type(app).__name__, info is sys.modules['spacy.cli.info'].info,"
         " type(spacy.cli).__name__, version == spacy.__version__, 'typer' in sys.modules]))")
-    assert answers == ["_DeferredCli", "spacy.cli.download", "Typer", True, "module", True, True]
+    assert answers == ["DeferredModule", "spacy.cli.download", "Typer", True, "module", True, True]
 
 
 def test_nothing_is_deferred_once_spacy_is_imported():
