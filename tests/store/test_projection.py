@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphmem.store.projection import SeqIndex
+from graphmem.store.projection import SeqIndex, VisibilityFilter
 
 _BATCHES = st.lists(st.lists(st.tuples(st.integers(0, 200_000), st.integers(0, 10_000)), max_size=40), max_size=6)
 
@@ -74,3 +74,18 @@ def test_names_packed_after_a_load_from_the_rows_find_the_same_nodes_and_rank_th
     new = service.store("A new memory after the packing: webhook retries", project="alpha").id
     follow(loaded, service.engine, generation)  # the writes since land on top of the packed names
     assert loaded.names[loaded.memory_nodes[new]] == new and loaded.concept_nodes["webhook"] == before[1]["webhook"]
+
+
+def test_the_filter_cache_keeps_only_the_masks_of_the_current_second_and_generation():
+    from tests.store.test_node_columns import _built
+
+    projection = _built(memories=50, concepts=100)
+    everything, one_project = VisibilityFilter(), VisibilityFilter(project="p01")
+    first = projection.visible(everything, 1_000)
+    projection.visible(one_project, 1_500)  # the same second: both kept, for the same query's next asks
+    assert len(projection._visible_cache) == 2
+    assert projection.visible(everything, 2_000).tolist() == first.tolist()  # a new second: the others go
+    assert len(projection._visible_cache) == 1
+    projection.set_hidden(projection.names[int(np.flatnonzero(first)[0])], True)  # a new generation
+    assert projection.visible(everything, 2_000).sum() == first.sum() - 1
+    assert len(projection._visible_cache) == 1
