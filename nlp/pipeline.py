@@ -6,7 +6,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nlp.normalize import normalize_key
 from nlp.salience import aggregate_mentions
@@ -101,8 +101,8 @@ def _compute_only(nlp: Language, attributes: frozenset[str]) -> None:
     from spacy.attrs import IDS
 
     wanted = {IDS[name] for name in attributes}
-    getters = nlp.vocab.lex_attr_getters
-    nlp.vocab.lex_attr_getters = {attr: getter for attr, getter in getters.items() if attr in wanted}
+    vocab: Any = nlp.vocab  # spaCy's stub for Vocab leaves out lex_attr_getters
+    vocab.lex_attr_getters = {attr: getter for attr, getter in vocab.lex_attr_getters.items() if attr in wanted}
 
 
 class ConceptExtractor:
