@@ -16,8 +16,7 @@ first; a write that finds more than ``FOLLOW_QUEUED_MAX`` writes queued applies 
 write is to apply first any other process's generations committed before it, then the write's own effects
 (:meth:`Write.then`), or, when the use case said nothing of them, its own change-log entry read back like
 anyone else's. Consecutive queued writes that only inserted memories, with no other process's generation
-between them, are applied as one (:meth:`GraphProjection.apply_batches`: the same projection, at less than
-half the CPU per write). :meth:`UnitOfWork.fresh` applies the queue first, so a caller never misses its own write;
+between them, are applied as one (:meth:`GraphProjection.apply_batches`: the same projection, for less CPU). :meth:`UnitOfWork.fresh` applies the queue first, so a caller never misses its own write;
 :attr:`UnitOfWork.projection` applies it too when the write lock is free (a use case that reads inside a
 write holds it, and sees the writes before it). A store no longer waits for the projection (2 ms of an
 8.7 ms store at 600 memories, docs/benchmarks.md) unless the queue is full; the read after a burst of
@@ -85,9 +84,9 @@ PROJECT_SNAPSHOT_MIN_MEMORIES = 100
 # Writes closer together than this never wake the thread.
 FOLLOW_WHEN_IDLE_S = 0.025
 # A write that finds more than this many writes queued applies the whole queue after its commit, as one apply
-# when they only inserted memories: writes back to back then pay the follow once every 33 writes, at 0.5 ms a
-# write instead of 1.2 one at a time (600 memories, quiet machine, docs/benchmarks.md), and the first read after
-# them applies at most this many.
+# when they only inserted memories: writes back to back then pay the follow once every 33 writes, its code and
+# data warm (1.0-2.2 ms less CPU per store than one apply per store, 600 memories, docs/benchmarks.md), and the
+# first read after them applies at most this many.
 FOLLOW_QUEUED_MAX = 32
 # The idle thread applies the queue this many writes at a time, handing the lock back between two applies: a
 # call that arrives meanwhile waits for at most one of them (about 4 ms for 8 stores at 600 memories).

@@ -417,9 +417,9 @@ class GraphProjection:
 
     def apply_batches(self, batches: Sequence[StoredBatch]) -> None:
         """:meth:`apply_batch` for each insert, in order, with the same nodes, edges and vectors; their memories'
-        texts are embedded and indexed for keywords in one pass (a write's follow, at 600 memories: 1.2 ms for
-        one insert, 0.5 ms an insert for 32 at once, docs/benchmarks.md). Every graph change stays per insert:
-        a new word's related words are those it had when its own insert was applied."""
+        texts are embedded and indexed for keywords in one pass (15-20 % of the follow per insert, at 600 memories,
+        docs/benchmarks.md). Every graph change stays per insert: a new word's related words are those it had when
+        its own insert was applied."""
         with self.lock:
             nodes: list[int] = []
             texts: list[str] = []
