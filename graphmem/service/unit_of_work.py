@@ -16,7 +16,8 @@ first; a write that finds more than ``FOLLOW_QUEUED_MAX`` writes queued applies 
 write is to apply first any other process's generations committed before it, then the write's own effects
 (:meth:`Write.then`), or, when the use case said nothing of them, its own change-log entry read back like
 anyone else's. Consecutive queued writes that only inserted memories, with no other process's generation
-between them, are applied as one (:meth:`GraphProjection.apply_batches`: the same projection, for less CPU). :meth:`UnitOfWork.fresh` applies the queue first, so a caller never misses its own write;
+between them, are applied as one (:meth:`GraphProjection.apply_batches`: the same projection, for less CPU).
+:meth:`UnitOfWork.fresh` applies the queue first, so a caller never misses its own write;
 :attr:`UnitOfWork.projection` applies it too when the write lock is free (a use case that reads inside a
 write holds it, and sees the writes before it). A store no longer waits for the projection (2 ms of an
 8.7 ms store at 600 memories, docs/benchmarks.md) unless the queue is full; the read after a burst of
