@@ -21,7 +21,11 @@ from spacy.vocab import Vocab
 
 from nlp.token_info import TokenInfo
 
-__all__ = ["MultiTokenIdentifier", "MultiTokenMatcher"]
+__all__ = ["LEXEME_ATTRIBUTES", "MultiTokenIdentifier", "MultiTokenMatcher"]
+
+# The lexeme attributes the patterns below read, besides ORTH and LENGTH (every lexeme has those): the blank
+# pipeline computes only these for a new word (nlp/pipeline.py).
+LEXEME_ATTRIBUTES = frozenset({"LOWER", "IS_LOWER", "IS_DIGIT"})
 
 # Programs whose name is rarely an English word, so any lower-case word after them is a subcommand.
 _PROGRAMS = ("npm", "npx", "yarn", "pnpm", "pip", "pip3", "git", "docker", "kubectl", "uv")

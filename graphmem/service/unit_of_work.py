@@ -12,10 +12,12 @@ concept extractor, the settings and the write lock. A write is always the same f
 
 The projection follows a queued write on the next read, before it reads, or on an idle thread once no
 write has committed for ``FOLLOW_WHEN_IDLE_S`` (:mod:`graphmem.service.idle_follower`), whichever comes
-first; a write that finds ``FOLLOW_QUEUED_MAX`` writes queued applies the oldest itself. To follow a write is
-to apply first any other process's generations committed before it, then the write's own effects
-(:meth:`Write.then`), or, when the use case registered none, its own change-log entry read back like
-anyone else's. :meth:`UnitOfWork.fresh` applies the queue first, so a caller never misses its own write;
+first; a write that finds more than ``FOLLOW_QUEUED_MAX`` writes queued applies the queue itself. To follow a
+write is to apply first any other process's generations committed before it, then the write's own effects
+(:meth:`Write.then`), or, when the use case said nothing of them, its own change-log entry read back like
+anyone else's. Consecutive queued writes that only inserted memories, with no other process's generation
+between them, are applied as one (:meth:`GraphProjection.apply_batches`: the same projection, for less CPU).
+:meth:`UnitOfWork.fresh` applies the queue first, so a caller never misses its own write;
 :attr:`UnitOfWork.projection` applies it too when the write lock is free (a use case that reads inside a
 write holds it, and sees the writes before it). A store no longer waits for the projection (2 ms of an
 8.7 ms store at 600 memories, docs/benchmarks.md) unless the queue is full; the read after a burst of
@@ -82,10 +84,14 @@ PROJECT_SNAPSHOT_MIN_MEMORIES = 100
 # turns; with 200 ms they never were, and each store applied one write as before (docs/benchmarks.md, 7d).
 # Writes closer together than this never wake the thread.
 FOLLOW_WHEN_IDLE_S = 0.025
-# A write that finds this many writes queued applies the oldest itself after its commit: writes back to back
-# then pay one apply each, as before the queue, and the first read after them applies at most this many
-# (2 ms each at 600 memories on the bench machine under load).
+# A write that finds more than this many writes queued applies the whole queue after its commit, as one apply
+# when they only inserted memories: writes back to back then pay the follow once every 33 writes, its code and
+# data warm (1.0-2.2 ms less CPU per store than one apply per store, 600 memories, docs/benchmarks.md), and the
+# first read after them applies at most this many.
 FOLLOW_QUEUED_MAX = 32
+# The idle thread applies the queue this many writes at a time, handing the lock back between two applies: a
+# call that arrives meanwhile waits for at most one of them (about 4 ms for 8 stores at 600 memories).
+FOLLOW_IDLE_CHUNK = 8
 
 
 @dataclass(slots=True)
@@ -97,6 +103,7 @@ class Write:
     generation: int
     changes: dict[str, set[str]] = field(default_factory=dict)
     effects: list[Effect] = field(default_factory=list)
+    followed: bool = False  # whether the use case said how the projection follows it (else: its change log)
 
     def changed(self, kind: str, refs: Iterator[str] | list[str] | tuple[str, ...] | set[str]) -> None:
         """Record that this write touched ``refs`` (memory, relation or fact ids) of ``kind``."""
@@ -105,11 +112,16 @@ class Write:
     def then(self, effect: Effect) -> None:
         """Apply ``effect`` to the projection once the transaction has committed."""
         self.effects.append(effect)
+        self.followed = True
+
+    def then_nothing(self) -> None:
+        """This part of the write changed nothing the projection shows (its change log is not read back for it)."""
+        self.followed = True
 
     def inserted(self, batch: StoredBatch) -> None:
         """New memories (and their concepts) from :func:`insert_memories`."""
         self.changed(MEMORIES, [memory.id for _, memory in batch.memories])
-        self.then(lambda projection: projection.apply_batch(batch))
+        self.then(_Inserted(batch))
 
     def updated(self, memories: Sequence[Memory]) -> None:
         """Memories whose lifecycle fields (status, validity, strength, use) changed."""
@@ -119,6 +131,16 @@ class Write:
     def rewrote(self, what: str) -> None:
         """A bulk rewrite (a hard delete, a repair): every projection rebuilds from the rows."""
         self.changed(RELOAD, [what])
+
+
+@dataclass(frozen=True, slots=True)
+class _Inserted:
+    """The effect of :meth:`Write.inserted`: the unit of work applies several writes' inserts as one."""
+
+    batch: StoredBatch
+
+    def __call__(self, projection: GraphProjection) -> None:
+        projection.apply_batch(self.batch)
 
 
 class UnitOfWork:
@@ -405,38 +427,63 @@ class UnitOfWork:
             return
         self._queued.append(write)
         if len(self._queued) > FOLLOW_QUEUED_MAX:
-            self._catch_up(at_most=len(self._queued) - FOLLOW_QUEUED_MAX)
+            self._catch_up()
         if self._follower is not None:
             self._follower.nudge()
 
     def _catch_up(self, *, at_most: int | None = None) -> None:
-        """Apply the queued writes (``at_most`` of them), oldest first. When an effect fails, the projection is
-        rebuilt from the rows (they are committed: a projection that missed part of them would answer wrongly
-        until restart), the queue with it, and the error reaches the caller."""
+        """Apply the queued writes (the ``at_most`` oldest of them), oldest first. When an effect fails, the
+        projection is rebuilt from the rows (they are committed: a projection that missed part of them would
+        answer wrongly until restart), the queue with it, and the error reaches the caller."""
         with self._lock:
-            projection, left = self._projection, at_most
-            while self._queued and projection is not None and left != 0:
-                write = self._queued[0]
-                try:
-                    self._follow(projection, write)
-                except Exception:
-                    self._queued.clear()
-                    self._seen = projection.reload(self.engine)
-                    raise
-                del self._queued[0]
-                left = None if left is None else left - 1
+            projection = self._projection
+            if projection is None or not self._queued:
+                return
+            writes = self._queued[:at_most] if at_most is not None else list(self._queued)
+            try:
+                self._follow(projection, writes)
+            except Exception:
+                self._queued.clear()
+                self._seen = projection.reload(self.engine)
+                raise
+            del self._queued[: len(writes)]
 
     def _catch_up_when_idle(self) -> None:
-        """The idle thread's catch-up: one write at a time, handing the lock and the interpreter back between
-        two, so a call that arrives meanwhile waits for one write's apply, not for the whole queue's."""
+        """The idle thread's catch-up: ``FOLLOW_IDLE_CHUNK`` writes at a time, handing the lock and the interpreter
+        back between two applies, so a call that arrives meanwhile waits for one of them, not for the whole
+        queue's."""
         while self._queued:
             try:
-                self._catch_up(at_most=1)
+                self._catch_up(at_most=FOLLOW_IDLE_CHUNK)
             except Exception as error:  # no caller to hand it to: the projection was rebuilt, say why on stderr
                 print(f"graphmem: the projection was rebuilt after a failed follow: {error!r}", file=sys.stderr)
             time.sleep(0)  # let a thread waiting for the lock or the interpreter run first
 
-    def _follow(self, projection: GraphProjection, write: Write) -> None:
+    def _follow(self, projection: GraphProjection, writes: list[Write]) -> None:
+        """Apply ``writes`` in order. A run of writes that only inserted memories, each the generation right after
+        the one before, is applied as one :meth:`GraphProjection.apply_batches`."""
+        inserts: list[StoredBatch] = []
+        upto = self._seen  # the generation the projection reflects once ``inserts`` are applied
+        for write in writes:
+            if write.generation <= upto:  # a catch-up rebuilt the projection, this write included
+                continue
+            if write.generation == upto + 1 and write.followed and all(
+                    isinstance(effect, _Inserted) for effect in write.effects):
+                inserts.extend(effect.batch for effect in write.effects if isinstance(effect, _Inserted))
+                upto = write.generation
+                continue
+            self._apply_inserts(projection, inserts, upto)
+            inserts = []
+            self._follow_one(projection, write)
+            upto = self._seen
+        self._apply_inserts(projection, inserts, upto)
+
+    def _apply_inserts(self, projection: GraphProjection, inserts: list[StoredBatch], upto: int) -> None:
+        if inserts:
+            projection.apply_batches(inserts)
+        self._seen = max(self._seen, upto)
+
+    def _follow_one(self, projection: GraphProjection, write: Write) -> None:
         from graphmem.store.follow import follow
 
         # Writers commit in generation order, so everything before this generation is committed:
@@ -445,7 +492,7 @@ class UnitOfWork:
             self._seen = follow(projection, self.engine, self._seen, upto=write.generation - 1)
         if self._seen >= write.generation:  # the catch-up rebuilt the projection, this write included
             return
-        if not write.effects:
+        if not write.followed:
             self._seen = follow(projection, self.engine, self._seen, upto=write.generation)
             return
         for effect in write.effects:

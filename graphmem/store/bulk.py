@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection
 from graphmem.store.tables import MemoryRow
 
 __all__ = ["CONCEPT_UPSERT", "EDGE_INCREMENT", "EDGE_UPSERT", "MEMORY_INSERT", "MENTION_INSERT", "BulkStatement",
-           "existing_memories", "insert_for", "run"]
+           "existing_memories", "insert_for", "run", "sqlite_cursor"]
 
 _SQLITE_MAX_VARIABLES = 32_766  # SQLITE_MAX_VARIABLE_NUMBER since SQLite 3.32
 _SQLITE_PAGE_ROWS = 1_000  # rows per VALUES page (one statement text for every full page)
@@ -97,7 +97,7 @@ def run(connection: Connection, statement: BulkStatement, rows: Sequence[tuple[A
                                                                           strict=True)]
         result = connection.exec_driver_sql(_postgres_sql(statement), tuple(columns))
         return [tuple(row) for row in result.fetchall()] if statement.returning else []
-    with _sqlite_cursor(connection) as cursor:
+    with sqlite_cursor(connection) as cursor:
         if not statement.returning:  # the driver's executemany binds in C; nothing to read back
             cursor.executemany(_sqlite_sql(statement, 1), rows)
             return []
@@ -138,7 +138,7 @@ def _with_json(row: tuple[Any, ...], at: list[int]) -> tuple[Any, ...]:
 
 
 @contextlib.contextmanager
-def _sqlite_cursor(connection: Connection) -> Iterator[Any]:
+def sqlite_cursor(connection: Connection) -> Iterator[Any]:
     """The DB-API cursor of the connection's transaction (begun here if the caller has not, as SQLAlchemy's
     autobegin would): its rows are the driver's tuples, where SQLAlchemy built and processed a Row object
     per returned row (a single ``memory_store`` returns tens of concept rows)."""
@@ -183,7 +183,7 @@ def existing_memories(connection: Connection, keys: Sequence[tuple[str, str]]) -
         result = connection.exec_driver_sql(_EXISTING_POSTGRES, (projects, hashes))
         return [(str(p), str(h), str(i)) for p, h, i in result.fetchall()]
     out: list[tuple[str, str, str]] = []
-    with _sqlite_cursor(connection) as cursor:
+    with sqlite_cursor(connection) as cursor:
         for start in range(0, len(keys), _SQLITE_PAGE_ROWS):
             chunk = keys[start : start + _SQLITE_PAGE_ROWS]
             cursor.execute(_existing_sqlite(len(chunk)), tuple(value for key in chunk for value in key))

@@ -413,33 +413,49 @@ class GraphProjection:
     # -- following writes -----------------------------------------------------------------------
     def apply_batch(self, batch: StoredBatch) -> None:
         """Add the memories, concepts, mentions and co-occurrences one insert created."""
+        self.apply_batches([batch])
+
+    def apply_batches(self, batches: Sequence[StoredBatch]) -> None:
+        """:meth:`apply_batch` for each insert, in order, with the same nodes, edges and vectors; their memories'
+        texts are embedded and indexed for keywords in one pass (15-20 % of the follow per insert, at 600 memories,
+        docs/benchmarks.md). Every graph change stays per insert: a new word's related words are those it had when
+        its own insert was applied."""
         with self.lock:
-            new = [rec for rec in batch.concepts.values() if rec.key not in self.concept_nodes]
-            nodes = self._add_nodes(len(new), (rec.key for rec in new), CONCEPT)
-            for node, rec in zip(nodes, new, strict=True):
-                self._add_concept_name(rec.key, node, rec.kind)
-                self._cols["seq"][node] = rec.seq
-            self._add_semantic(list(nodes), [rec.key for rec in new], [rec.kind for rec in new])
-            touched = [self.concept_nodes[rec.key] for rec in batch.concepts.values()]
-            self._set_df(np.array(touched, dtype=np.int64),
-                         np.array([rec.df for rec in batch.concepts.values()], dtype=np.int64))
-            m_nodes = self._add_nodes(len(batch.memories), (m.id for _, m in batch.memories), MEMORY)
-            for node, (seq, memory) in zip(m_nodes, batch.memories, strict=True):
-                self.memory_nodes[memory.id] = node
-                self._write_memory(node, seq, memory)
-            self.memory_by_seq.assign(np.array([seq for seq, _ in batch.memories], dtype=np.int64),
-                                      np.array(m_nodes, dtype=np.int64))
-            self.semantic.add_memories(list(m_nodes), [memory.content for _, memory in batch.memories])
-            self.keywords.add(list(m_nodes), [memory.content for _, memory in batch.memories])
-            self.memory_count += len(batch.memories)
-            concept_by_seq = {rec.seq: self.concept_nodes[rec.key] for rec in batch.concepts.values()}
-            if batch.mentions:
-                mention = np.array(batch.mentions, dtype=np.float64)
-                self._add_mention_edges(
-                    self.memory_by_seq.lookup(mention[:, 0].astype(np.int64)),
-                    np.array([concept_by_seq[int(s)] for s in mention[:, 1]], dtype=np.int64), mention[:, 2])
-            self._add_cooccurrence([(concept_by_seq[a], concept_by_seq[b], n0, n1)
-                                    for a, b, n0, n1 in batch.edge_counts])
+            nodes: list[int] = []
+            texts: list[str] = []
+            for batch in batches:
+                nodes.extend(self._apply_graph(batch))
+                texts.extend(memory.content for _, memory in batch.memories)
+            self.semantic.add_memories(nodes, texts)
+            self.keywords.add(nodes, texts)
+
+    def _apply_graph(self, batch: StoredBatch) -> range:
+        """One insert's nodes, columns and edges (its memories' vectors and keywords aside); its memory nodes."""
+        new = [rec for rec in batch.concepts.values() if rec.key not in self.concept_nodes]
+        nodes = self._add_nodes(len(new), (rec.key for rec in new), CONCEPT)
+        for node, rec in zip(nodes, new, strict=True):
+            self._add_concept_name(rec.key, node, rec.kind)
+            self._cols["seq"][node] = rec.seq
+        self._add_semantic(list(nodes), [rec.key for rec in new], [rec.kind for rec in new])
+        touched = [self.concept_nodes[rec.key] for rec in batch.concepts.values()]
+        self._set_df(np.array(touched, dtype=np.int64),
+                     np.array([rec.df for rec in batch.concepts.values()], dtype=np.int64))
+        m_nodes = self._add_nodes(len(batch.memories), (m.id for _, m in batch.memories), MEMORY)
+        for node, (seq, memory) in zip(m_nodes, batch.memories, strict=True):
+            self.memory_nodes[memory.id] = node
+            self._write_memory(node, seq, memory)
+        self.memory_by_seq.assign(np.array([seq for seq, _ in batch.memories], dtype=np.int64),
+                                  np.array(m_nodes, dtype=np.int64))
+        self.memory_count += len(batch.memories)
+        concept_by_seq = {rec.seq: self.concept_nodes[rec.key] for rec in batch.concepts.values()}
+        if batch.mentions:
+            mention = np.array(batch.mentions, dtype=np.float64)
+            self._add_mention_edges(
+                self.memory_by_seq.lookup(mention[:, 0].astype(np.int64)),
+                np.array([concept_by_seq[int(s)] for s in mention[:, 1]], dtype=np.int64), mention[:, 2])
+        self._add_cooccurrence([(concept_by_seq[a], concept_by_seq[b], n0, n1)
+                                for a, b, n0, n1 in batch.edge_counts])
+        return m_nodes
 
     def refresh_memory(self, memory: Memory) -> None:
         """Follow a change of a memory's lifecycle fields (status, validity, strength)."""

@@ -263,3 +263,43 @@ def test_mentions_are_well_formed_for_any_text(text: str) -> None:
         assert 0 <= mention.sentence < parsed.sentence_count
         assert mention.key not in mention.parts
         assert set(mention.parts) <= set(keys)
+
+
+LEXEME_TEXTS = [
+    "Zorblatt's quorvex-7 handler rejected 3 refunds (see src/qx/main.py) after 12.5 s.",
+    "Run npm run build:worker first, then python -m pytest -x and kubectl get pods --all.",
+    "The gateway answered HTTP 503 twice, then status 200; make test-unit passed.",
+    "Ünïcode naïve façade Ωmega 2023-12-25 @scope/pkg Idempotency-Key $HOME #123",
+]
+
+
+def test_the_blank_pipeline_computes_only_the_lexeme_attributes_the_matchers_read() -> None:
+    from spacy.attrs import IDS, IS_DIGIT, IS_LOWER, LOWER, NORM, SHAPE
+
+    from nlp.matchers import LEXEME_ATTRIBUTES, MultiTokenMatcher
+
+    built = pipeline_module._build_pipeline("blank")
+    assert set(built.nlp.vocab.lex_attr_getters) == {IDS[name] for name in LEXEME_ATTRIBUTES}
+    read = {key for label in ("COMMAND", "STATUS") for pattern in MultiTokenMatcher(
+        built.nlp.vocab, frozenset())._matcher.get(label)[1] for token in pattern for key in token}
+    assert read - {"OP", "ORTH", "LENGTH"} <= LEXEME_ATTRIBUTES  # a pattern on another attribute needs it here
+    doc = built.nlp("Qwertzuio QWERTZUIO qwertzuio 4711")  # new words: their lexemes are made now
+    assert [token.lower_ for token in doc] == ["qwertzuio", "qwertzuio", "qwertzuio", "4711"]
+    assert [token.is_lower for token in doc] == [False, False, True, False]
+    assert [token.is_digit for token in doc] == [False, False, False, True]
+    assert doc[0].lex.norm == 0 and doc[0].lex.shape == 0  # not computed (SHAPE, NORM: unread)
+    assert NORM not in built.nlp.vocab.lex_attr_getters and SHAPE not in built.nlp.vocab.lex_attr_getters
+    assert {LOWER, IS_LOWER, IS_DIGIT} <= set(built.nlp.vocab.lex_attr_getters)
+
+
+def test_a_parse_is_the_same_with_every_lexeme_attribute_computed(monkeypatch) -> None:
+    trimmed = ConceptExtractor()
+    trimmed._loaded = pipeline_module._build_pipeline("blank")
+    monkeypatch.setattr(pipeline_module, "_compute_only", lambda nlp, attributes: None)
+    full = ConceptExtractor()
+    full._loaded = pipeline_module._build_pipeline("blank")
+    assert len(full._loaded.nlp.vocab.lex_attr_getters) > len(trimmed._loaded.nlp.vocab.lex_attr_getters)
+    for text in LEXEME_TEXTS:
+        assert trimmed.parse(text) == full.parse(text)
+        assert trimmed.query_parse(text) == full.query_parse(text)
+    assert any(mention.key == "npm run build:worker" for mention in trimmed.parse(LEXEME_TEXTS[1]).mentions)

@@ -81,3 +81,23 @@ def test_a_reader_that_keeps_up_follows_without_a_rebuild(tmp_path, extractor, m
     assert reloads == []
     writer.close()
     reader.close()
+
+
+def test_a_write_bumps_the_generation_and_logs_its_changes_even_after_the_row_was_deleted(service):
+    """The generation bump and the change-log rows, on both databases (on SQLite they go through the driver's
+    cursor): the row is recreated when someone deleted it, and each write logs what it changed."""
+    import json
+
+    with service.uow.engine.begin() as connection:
+        connection.execute(text("DELETE FROM store_generation"))
+    first = service.store(ORDERS).id
+    second = service.store(WEBHOOK).id
+    with service.uow.engine.connect() as connection:
+        assert connection.execute(text("SELECT generation FROM store_generation")).scalar_one() == 2
+        logged = connection.execute(text(
+            "SELECT generation, kind, refs, at FROM change_log ORDER BY generation, kind")).all()
+    memories = [(row[0], row[2] if isinstance(row[2], list) else json.loads(row[2]))  # PostgreSQL's json: a list
+                for row in logged if row[1] == changes.MEMORIES]
+    assert memories == [(1, [first]), (2, [second])]
+    assert all(isinstance(row[3], int) and row[3] > 0 for row in logged)
+    assert service.uow.generation == 2

@@ -39,7 +39,10 @@ class RelationEffects:
         """Tell the unit of work what changed, and follow it in the projection after the commit."""
         write.changed(RELATIONS, [relation.id for relation in (*self.retracted, *self.applied)])
         write.changed(MEMORIES, [*self.memories, *self.hidden])
-        write.then(self.follow)
+        if self.retracted or self.applied or self.memories or self.hidden:  # what follow() applies
+            write.then(self.follow)
+        else:
+            write.then_nothing()
 
     def follow(self, projection: GraphProjection) -> None:
         """Bring the projection in line with the committed rows."""
