@@ -308,6 +308,7 @@ class UnitOfWork:
             held, started = self._projection is not None, time.perf_counter()
             projection = self.fresh()
             load_ms = (time.perf_counter() - started) * 1000
+            trained = projection.semantic.train_cells()  # a large store's coarse cells go into its snapshot
             loaded_from = "held" if held else self._loaded_from
             memories, path = projection.memory_count, self._snapshot
             # Opened from the rows, a large store writes its snapshot at once (``_load``): that was this command's.
@@ -318,10 +319,10 @@ class UnitOfWork:
             elif memories < SNAPSHOT_MIN_MEMORIES:
                 reason = f"fewer than {SNAPSHOT_MIN_MEMORIES:,} memories: it loads from its rows as fast"
             elif (self._snapshot_generation == self._seen and path.exists() and is_current_format(path)
-                  and not opened_it):
+                  and not opened_it and not trained):
                 reason = "its snapshot is current"
             started = time.perf_counter()
-            if not reason and not opened_it:
+            if not reason and (trained or not opened_it):
                 self._save_snapshot(projection)
                 if self._snapshot_generation != self._seen:
                     reason = f"cannot write {path}"

@@ -172,6 +172,7 @@ class ProjectionPool:
                 entry.generation = follow(entry.projection, engine, entry.generation, scope=entry.scope)
             loaded_from = "held" if held else ("snapshot" if entry.saved else "rows")
             load_ms = (time.perf_counter() - started) * 1000
+            trained = entry.projection.semantic.train_cells()  # a large project's coarse cells go into its snapshot
             path = self.snapshot_of(project)
             memories = entry.projection.memory_count
             reason = ""
@@ -179,7 +180,7 @@ class ProjectionPool:
                 reason = "an in-memory store keeps no snapshot"
             elif memories < self._snapshot_min:
                 reason = f"fewer than {self._snapshot_min} memories: it loads from its rows as fast"
-            elif entry.generation <= entry.saved and path.exists() and is_current_format(path):
+            elif entry.generation <= entry.saved and path.exists() and is_current_format(path) and not trained:
                 reason = "its snapshot is current"
             started = time.perf_counter()
             if not reason:

@@ -123,6 +123,18 @@ class CoarseCells:
                 cells.file(table, table.count)
             return cells.candidates(query, probe)
 
+    def train_now(self, table: FloatRows) -> bool:
+        """Train the cells now, waiting for them, unless the ones held still fit the table (``graphmem snapshot``:
+        the snapshot written next carries them, so a server opened from it never scans exactly while a thread
+        trains them); whether new cells were trained."""
+        with self._lock:
+            held = self._cells
+            if held is not None and table.count < _RETRAIN_GROWTH * held.trained:
+                return False
+            self._start_training(table)
+        self.wait()
+        return self._cells is not held
+
     def wait(self) -> None:
         """Block until a training under way has finished (tests, benchmarks, a snapshot that wants them)."""
         thread = self._training

@@ -137,6 +137,50 @@ def test_the_whole_store_snapshot_is_written_and_opened(written, extractor, monk
         reopened.close()
 
 
+def _cells_from(settings: Settings, rows: int) -> Settings:
+    return settings.model_copy(update={"semantic": settings.semantic.model_copy(update={"cells_min_rows": rows})})
+
+
+@pytest.mark.parametrize("partitioned", [False, True], ids=["whole", "per-project"])
+def test_a_large_scope_s_snapshot_carries_its_coarse_cells(written, extractor, monkeypatch, partitioned):
+    """Where a scan of every memory reads coarse cells (``cells_min_rows`` memories or more), the snapshot written
+    ahead carries them, trained by the command: a server opened from it reads cells from its first query instead
+    of scanning exactly while a thread trains them (150 ms a query at 1M). A current snapshot without them (the one
+    the open wrote) is written again; below the threshold nothing is trained."""
+    monkeypatch.setattr(unit_of_work, "SNAPSHOT_MIN_MEMORIES", 10)
+    monkeypatch.setattr(unit_of_work, "PROJECT_SNAPSHOT_MIN_MEMORIES", 10)
+    if not written.semantic.enabled:
+        pytest.skip("the semantic index is off in these settings")
+    settings = _partitioned(written) if partitioned else written
+    projects = ["api"] if partitioned else None
+
+    def cells_at_open(rows: int) -> bool:
+        reopened = MemoryService(_cells_from(settings, rows), extractor=extractor)
+        try:
+            projection = reopened.uow.fresh("api" if partitioned else None)
+            return projection.semantic.cells.ready
+        finally:
+            reopened.close()
+
+    service = MemoryService(_cells_from(settings, 1_000), extractor=extractor)
+    try:
+        [first] = service.write_snapshots(projects)
+        assert first.written or first.reason == "its snapshot is current"
+    finally:
+        service.close()
+    assert not cells_at_open(1_000_000)  # a small scope: no cells trained, none in the file
+
+    service = MemoryService(_cells_from(settings, 20), extractor=extractor)
+    try:
+        [written_again] = service.write_snapshots(projects)
+        assert written_again.written  # the file was current, but without the cells
+        [current] = service.write_snapshots(projects)
+        assert not current.written and current.reason == "its snapshot is current"
+    finally:
+        service.close()
+    assert cells_at_open(20)  # restored from the file at the open: no query has asked for them
+
+
 def test_a_small_store_is_not_snapshotted(written, extractor):
     service = MemoryService(written, extractor=extractor)
     try:
