@@ -17,6 +17,7 @@ from sqlmodel import SQLModel, col, create_engine
 from graphmem.errors import StorageError
 from graphmem.settings import check_database_url, masked
 from graphmem.store import fulltext, migrations
+from graphmem.store.bulk_checkpoints import dense_again_at_checkin
 from graphmem.store.tables import SCHEMA_VERSION, MetaRow, StoreGenerationRow
 
 __all__ = [
@@ -75,6 +76,7 @@ def open_engine(db: str) -> Engine:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
+        event.listen(engine, "checkin", dense_again_at_checkin)  # store/bulk_checkpoints.py
     try:
         _ensure_schema(engine)
     except SQLAlchemyError as error:

@@ -25,6 +25,7 @@ from graphmem.service.memories.results import StoreResult
 from graphmem.service.memories.session_attach import ReservedSessions, adopt_sessions, attach_sessions
 from graphmem.service.memories.topic_upsert import upsert_topic_keys
 from graphmem.service.unit_of_work import UnitOfWork
+from graphmem.store.bulk_checkpoints import sparse_checkpoints
 from graphmem.store.drafts import MemoryDraft
 from graphmem.store.repository import StoredBatch, insert_memories
 
@@ -57,7 +58,7 @@ class MemoryWrites:
         results: list[StoreResult] = []
         batches = [observations[start : start + batch_size] for start in range(0, len(observations), batch_size)]
         settings = self.uow.settings
-        with _collections_skip_what_is_stored():
+        with _collections_skip_what_is_stored(), sparse_checkpoints(self.uow.engine):
             drafted = drafted_batches(self.uow.extractor, settings.nlp_model, batches, settings.import_workers)
             for batch, drafts in zip(batches, drafted, strict=True):
                 results.extend(self.insert(batch, drafts))
