@@ -43,15 +43,14 @@ _PHASES = ("validate", "parse", "duplicates", "memory rows", "concept upsert", "
 
 def _timed_phases(totals: dict[str, list[float]]) -> Iterator[None]:
     """Wrap the repository's write steps and the projection's apply with CPU / wall accumulators."""
-    from graphmem.service import memory_service
-    from graphmem.service.memories import writes
+    from graphmem.service.memories import drafts, writes
     from graphmem.store import projection, repository
 
-    targets = {"validate": (memory_service, "validate_observation"), "parse": (writes, "build_drafts"),
+    targets = {"validate": (drafts, "validate_observation"), "parse": (writes, "build_drafts"),
                "duplicates": (repository, "_split_duplicates"),
                "memory rows": (repository.bulk, "run"), "concept upsert": (repository, "_upsert_concepts"),
                "mentions": (repository, "_insert_mentions"), "co-occurrence": (repository, "_add_cooccurrences"),
-               "projection follow": (projection.GraphProjection, "apply_batch")}
+               "projection follow": (projection.GraphProjection, "apply_batches")}
     originals: dict[str, Any] = {}
     depth = [0]
 
@@ -171,6 +170,7 @@ def _bulk(args: argparse.Namespace) -> None:
                 profiler.enable()
             for batch, drafts in zip(batches, drafted, strict=True):
                 service.writes.insert(batch, drafts)
+            service.uow.fresh()  # the writes' queued projection effects, applied as a read would apply them
             if profiler:
                 profiler.disable()
             write_cpu, write_wall = time.process_time() - cpu, time.perf_counter() - wall
