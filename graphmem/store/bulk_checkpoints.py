@@ -4,10 +4,10 @@ SQLite in WAL mode copies the log into the database file once the log holds 1,00
 that crosses it: during an import that is every few batches, and the pages an import rewrites on every batch (the
 indexes' upper levels, the full-text segments) are copied again at each checkpoint. For the connections the
 importing thread checks out while :func:`sparse_checkpoints` is open, the log is checkpointed every
-``BULK_CHECKPOINT_PAGES`` pages instead: 10,000 observations into a 100k store at 1,228–1,260 against
-1,076–1,154 obs/s (docs/benchmarks.md, issue 22, section 0). The import ends with a checkpoint of its own, and
-each connection gets SQLite's interval back when it is checked in, so the store's other writes (a single
-``memory_store``) keep theirs.
+``BULK_CHECKPOINT_PAGES`` pages instead: 10,000 observations into a 100k store at 907–1,162 against 879–917
+obs/s, four pairs in turns, higher in three (docs/benchmarks.md, issue 22, section 0). The import ends with a
+checkpoint of its own, and each connection gets SQLite's interval back when it is checked in, so the store's other
+writes (a single ``memory_store``) keep theirs.
 
 What it costs: with ``synchronous=NORMAL`` the log reaches the disk at a checkpoint, so a power loss or an
 operating-system crash during an import can take up to 64 MiB of its last commits instead of 4 (a crashed
@@ -17,6 +17,7 @@ by content). Other threads' connections, PostgreSQL and an in-memory store are l
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +25,6 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlalchemy.pool import StaticPool
 
 __all__ = ["BULK_CHECKPOINT_PAGES", "DEFAULT_CHECKPOINT_PAGES", "dense_again_at_checkin", "sparse_checkpoints"]
 
@@ -52,7 +52,9 @@ def dense_again_at_checkin(dbapi_connection: Any, record: Any) -> None:
 def sparse_checkpoints(engine: Engine) -> Iterator[None]:
     """For the calling thread's connections while the block runs: the WAL checkpointed every
     ``BULK_CHECKPOINT_PAGES`` pages; then one checkpoint of what the import left in the log."""
-    if engine.dialect.name != "sqlite" or isinstance(engine.pool, StaticPool):
+    from graphmem.store.engine import shares_one_connection  # engine.py installs this module's check-in listener
+
+    if engine.dialect.name != "sqlite" or shares_one_connection(engine):
         yield
         return
     importing = threading.get_ident()
@@ -74,5 +76,7 @@ def sparse_checkpoints(engine: Engine) -> Iterator[None]:
                 cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")  # never waits for a reader; the rest comes later
             finally:
                 cursor.close()
+        except sqlite3.Error:
+            pass  # only sooner than SQLite's own next checkpoint: never hide the import's own error behind it
         finally:
             connection.close()
