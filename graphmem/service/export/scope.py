@@ -127,13 +127,14 @@ def _activated(recall: RecallEngine, scope: ExportScope, view: VisibilityFilter,
     visible = projection.visible(view, now_ms)
     types = projection.col("node_type")
     chosen = dict.fromkeys([*ranked, *sorted(seeds)])
+    vector = activation.vector
     frontier, truncated = list(ranked), False
     for _ in range(scope.hops):
         following: list[int] = []
         for node in frontier:
             targets, _weights = projection.graph.neighbors(node)
             for target in targets.tolist():
-                if target in chosen or not _step(types, visible, activation.vector, node, target):
+                if target in chosen or not _step(types, visible, vector, node, target):
                     continue
                 if len(chosen) >= scope.max_nodes:
                     truncated = True
@@ -142,7 +143,7 @@ def _activated(recall: RecallEngine, scope: ExportScope, view: VisibilityFilter,
                 following.append(target)
         frontier = following
     nodes = np.array(sorted(chosen), dtype=np.int64)
-    values = {int(node): float(activation.vector[node]) for node in nodes}
+    values = {int(node): float(vector[node]) for node in nodes}
     return NodeSelection(nodes, values, ranked, seeds, truncated)
 
 

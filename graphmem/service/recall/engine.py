@@ -42,7 +42,8 @@ class Activation:
     query_concepts: tuple[str, ...]
     seeds: tuple[SeedNode, ...]
     unmatched: tuple[str, ...]
-    vector: FloatArray
+    nodes: IntArray  # the activated nodes, ascending, and their activation (a sparse vector: no array of every node)
+    values: FloatArray
     ranked: tuple[tuple[int, float], ...]
     seed_df: tuple[int, ...] = ()  # each seed's document frequency among the filter's memories
     scope_size: int = 0  # memories the filter admits
@@ -50,6 +51,28 @@ class Activation:
     # The ranking key of each ranked memory where it is not its score (the bridge orders by a fused key and
     # shows the activation); empty: the scores are the keys.
     keys: tuple[float, ...] = ()
+    n_nodes: int = 0  # the graph's nodes when it spread: the length of :attr:`vector`
+
+    @property
+    def vector(self) -> FloatArray:
+        """The activation of every node, dense (built on each call: read :meth:`at` for a few nodes)."""
+        dense = np.zeros(max(self.n_nodes, int(self.nodes[-1]) + 1 if self.nodes.size else 0))
+        dense[self.nodes] = self.values
+        return dense
+
+    def at(self, nodes: IntArray) -> FloatArray:
+        """The activation of each of ``nodes`` (0 where none reached)."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        if self.nodes.size == 0:
+            return np.zeros(nodes.size)
+        position = np.minimum(np.searchsorted(self.nodes, nodes), self.nodes.size - 1)
+        found: FloatArray = np.where(self.nodes[position] == nodes, self.values[position], 0.0)
+        return found
+
+    @property
+    def activated_count(self) -> int:
+        """How many nodes the query activated (a positive activation)."""
+        return int(np.count_nonzero(self.values > 0))
 
     def key_of(self) -> dict[int, float]:
         """Each ranked memory's ranking key: ``ranked`` is in descending order of it."""
@@ -147,19 +170,18 @@ class RecallEngine:
         """
         with self.projection.lock:
             query_concepts, seeds, unmatched = self.match_seeds(query)
-            mask = self.projection.visible(view, now_ms)
+            mask = self.projection.visible_mask(view, now_ms)
             scope = self._scope(view, mask)
             seeds, seed_df = self._scoped(seeds, scope)
             active = [seed for seed in seeds if seed.weight > 0]
             seed_nodes = np.array([self.projection.concept_nodes[seed.name] for seed in active], dtype=np.int64)
             seed_values = np.array([seed.weight for seed in active])
             nodes, values = self._spread(seed_nodes, seed_values, scope)
-            vector = np.zeros(self.projection.graph.n_nodes)
-            vector[nodes] = values
             ranked = self._rank(nodes, values, mask, limit, now_ms if decay else None)
-            conversational = self.settings.fusion.turn_share < 1 and self.turns.conversational(self.projection, mask)
-        return Activation(query_concepts, tuple(seeds), unmatched, vector, ranked, seed_df, scope.size,
-                          conversational)
+            conversational = self.settings.fusion.turn_share < 1 and self.turns.conversational(
+                self.projection, self.projection.visible_nodes(view, now_ms))
+        return Activation(query_concepts, tuple(seeds), unmatched, nodes, values, ranked, seed_df, scope.size,
+                          conversational, n_nodes=self.projection.graph.n_nodes)
 
     def _scoped(self, seeds: list[SeedNode], scope: _Scope) -> tuple[list[SeedNode], tuple[int, ...]]:
         """Weigh each seed by its specificity *within the filter*; hubs and absent concepts weigh 0.
@@ -198,9 +220,11 @@ class RecallEngine:
         return nodes, dense[nodes]
 
     def _rank(self, nodes: IntArray, values: FloatArray, mask: np.ndarray, limit: int,
-              now_ms: int | None = None) -> tuple[tuple[int, float], ...]:
+              now_ms: int | None = None, excluded: IntArray | None = None) -> tuple[tuple[int, float], ...]:
         # Work on the activated, visible memories only: normalizing all n nodes cost more than the spread.
         admitted = (values > 0) & mask[nodes]
+        if excluded is not None and excluded.size:
+            admitted &= ~np.isin(nodes, excluded)
         candidates, activation = nodes[admitted], values[admitted]
         scores = length_normalized(activation, self.projection.col("length")[candidates],
                                    self.settings.activation.length_norm)
@@ -242,10 +266,10 @@ class RecallEngine:
         seeds = np.array([projection.concept_nodes[seed.name] for seed in activation.seeds], dtype=np.int64)
         direct = np.zeros(len(nodes), dtype=bool)
         direct[position[np.isin(targets, seeds)]] = True
-        vector = activation.vector
-        flowing = vector[targets] > 0
+        activation_of = activation.at(targets)
+        flowing = activation_of > 0
         position, targets = position[flowing], targets[flowing]
-        flows = vector[targets] * weights[flowing]
+        flows = activation_of[flowing] * weights[flowing]
         # By node, then the strongest flow first; equal flows by the higher node (sorted(..., reverse=True)).
         order = np.lexsort((-targets, -flows, position))
         position, targets = position[order], targets[order]
@@ -347,8 +371,9 @@ class RecallEngine:
                                                              [int(key) for key in ordered[:3]]))
             if gate <= 0:
                 return fused
-            mask = self.projection.visible(view, now_ms)
-            meaning = self.semantic.ranking(self.projection, query, mask, self.settings.fusion.candidates)
+            projection = self.projection
+            meaning = self.semantic.ranking(projection, query, projection.visible_mask(view, now_ms),
+                                            self.settings.fusion.candidates, projection.visible_nodes(view, now_ms))
         weight = self.settings.semantic.search_weight * gate
         if activation.conversational:
             # A turn is a line of talk: its vector is mostly the speaker's manner, and the gated leg cost
@@ -374,8 +399,8 @@ class RecallEngine:
             return fused
         nodes = np.array([int(key) for key in fused], dtype=np.int64)
         with self.projection.lock:
-            affinity = self.semantic.centered_affinity(self.projection, query, self.projection.visible(view, now_ms),
-                                                       nodes)
+            affinity = self.semantic.centered_affinity(self.projection, query,
+                                                       self.projection.visible_nodes(view, now_ms), nodes)
         factors = 1.0 + weight * np.maximum(affinity, 0.0)
         return {key: score * float(factor) for (key, score), factor in zip(fused.items(), factors, strict=True)}
 
@@ -453,7 +478,7 @@ class RecallEngine:
         """
         with self.projection.lock:
             seed_names = {seed.name for seed in activation.seeds}
-            mask = self.projection.visible(view, now_ms)
+            mask = self.projection.visible_mask(view, now_ms)
             scope = self._scope(view, mask)
             concepts, summed = self._bridge_concepts(sources, seed_names)
             local_df = scope.document_frequency(concepts)
@@ -468,8 +493,7 @@ class RecallEngine:
                 scope.restricted, concepts[keep], weights[keep],
                 hops=self.settings.fusion.bridge_hops, decay=self.settings.activation.hop_decay,
                 prune=self.settings.activation.prune, admit=scope.admit)
-            mask[sources] = False
-            return self._rank(nodes, values, mask, limit)
+            return self._rank(nodes, values, mask, limit, excluded=np.asarray(sources, dtype=np.int64))
 
     def _bridge_concepts(self, sources: list[int], seed_names: set[str]) -> tuple[IntArray, FloatArray]:
         """The bridge's concepts, in the order the sources (best first) first mention them, and each one's
@@ -521,7 +545,8 @@ class _Scope:
         self.projection = projection
         self.graph = projection.graph
         self.version = self.graph.version
-        self.mask = mask.copy()  # the caller may go on to change its mask (the bridge drops its sources)
+        # A shared read-only mask (GraphProjection.visible_mask) is kept as it is; a caller's own may change.
+        self.mask = mask if not mask.flags.writeable else mask.copy()
         self.size = int(mask.sum())
         self.limit = max(params.hub_share * self.size, float(params.hub_min_df))
         is_concept = projection.col("node_type") == CONCEPT
@@ -543,8 +568,9 @@ class _Scope:
 
     def fits(self, projection: GraphProjection, mask: np.ndarray) -> bool:
         """Whether this scope still describes ``mask`` over the projection's current graph."""
+        # The same cached mask (within one second and write generation) fits without a pass over every node.
         return (projection.graph is self.graph and self.graph.version == self.version
-                and np.array_equal(mask, self.mask))
+                and (mask is self.mask or np.array_equal(mask, self.mask)))
 
     def document_frequency(self, concepts: IntArray) -> IntArray:
         df: IntArray = self.local_df[concepts].astype(np.int64)

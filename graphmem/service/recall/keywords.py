@@ -51,7 +51,7 @@ class KeywordLeg:
         if conversational and fusion.speaker_boost > 0:
             with self.projection.lock:
                 speakers_of_filter = self.turns.filter_speakers(self.projection,
-                                                                self.projection.visible(view, now_ms))
+                                                                self.projection.visible_nodes(view, now_ms))
             named = named_speakers(query, speakers_of_filter)
         name_words = set(query_terms(next(iter(named)))) if len(named) == 1 else set()
         ranked = self._bm25(query, view, now_ms, limit, skip, name_words)
@@ -64,8 +64,9 @@ class KeywordLeg:
         parts_nodes, parts_values = [nodes], [scores]
         if fusion.context_weight > 0 and fusion.context_turns > 0:
             with self.projection.lock:
-                mask = self.projection.visible(view, now_ms)
-                for distance, neighbours in enumerate(self._neighbours(nodes, mask, fusion.context_turns), start=1):
+                visible = self.projection.visible_nodes(view, now_ms)
+                for distance, neighbours in enumerate(self._neighbours(nodes, visible, fusion.context_turns),
+                                                      start=1):
                     share = fusion.context_weight * fusion.context_decay ** (distance - 1)
                     present = neighbours.ravel() >= 0
                     parts_nodes.append(neighbours.ravel()[present])
@@ -81,12 +82,13 @@ class KeywordLeg:
         order = np.lexsort((unique, -summed))[:limit]
         return list(zip(unique[order].tolist(), summed[order].tolist(), strict=True))
 
-    def _neighbours(self, nodes: IntArray, mask: np.ndarray, width: int) -> list[np.ndarray]:
-        """Per distance 1..width: the visible memories that far before and after each node in its project.
+    def _neighbours(self, nodes: IntArray, visible: np.ndarray, width: int) -> list[np.ndarray]:
+        """Per distance 1..width: the visible memories (``visible``, ascending) that far before and after each node
+        in its project.
 
         Each entry is an array of shape (len(nodes), 2); -1 where there is none.
         """
-        visible = np.flatnonzero(mask)  # node order is store order
+        # node order is store order
         project = self.projection.col("project")
         at = np.searchsorted(visible, nodes)
         result = []
@@ -123,7 +125,7 @@ class KeywordLeg:
         """
         words = query_terms(query)
         with self.projection.lock:
-            mask = self.projection.visible(view, now_ms)
+            mask = self.projection.visible_mask(view, now_ms)
             index = self.projection.keywords
 
             def rank(skip: set[str]) -> list[tuple[int, float]]:

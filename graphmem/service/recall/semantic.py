@@ -114,7 +114,7 @@ class SemanticLeg:
         return {concept: 1.0 for concept in query_concepts
                 if concept in nodes and (kinds.get(nodes[concept]) == "entity" or concept in capitalized)}
 
-    def centered_affinity(self, projection: GraphProjection, query: str, mask: np.ndarray,
+    def centered_affinity(self, projection: GraphProjection, query: str, admitted: np.ndarray,
                           nodes: np.ndarray) -> FloatArray:
         """Per node, its cosine with the query once the filter's mean vector is taken from both.
 
@@ -123,7 +123,8 @@ class SemanticLeg:
         mean, the same vectors rank a multi-hop question's gold turns far higher (LoCoMo, gold turns in the
         cosine's top 50: 0.50 raw, 0.62 centred).
         """
-        visible = np.flatnonzero(mask)
+        # The filter's memory nodes, ascending (GraphProjection.visible_nodes), or a mask over nodes.
+        visible = np.flatnonzero(admitted) if admitted.dtype == np.bool_ else admitted
         if visible.size == 0:
             return np.zeros(len(nodes))
         key = (int(visible[0]), int(visible[-1]), int(visible.size), projection.semantic.memories.count)
@@ -142,9 +143,11 @@ class SemanticLeg:
         return keyword_gate(coverage, self.settings.gate_open, self.settings.gate_closed)
 
     def ranking(self, projection: GraphProjection, query: str, mask: np.ndarray,
-                limit: int) -> list[tuple[int, float]]:
-        """The filter's memories by cosine with the query, best first (node, cosine)."""
-        nodes, similarity = projection.semantic.nearest_memories(self.query_vector(projection, query), mask)
+                limit: int, admitted: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """The filter's memories by cosine with the query, best first (node, cosine); ``admitted``: the nodes
+        ``mask`` admits, when the caller holds them (GraphProjection.visible_nodes)."""
+        nodes, similarity = projection.semantic.nearest_memories(self.query_vector(projection, query), mask,
+                                                                 admitted)
         if nodes.size == 0:
             return []
         if nodes.size > limit:

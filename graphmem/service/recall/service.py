@@ -227,7 +227,7 @@ class RecallService:
             memories = tuple(memory for memory in memories if memory.relevance >= self._cut(min_relevance))
         return AssociateResult(
             query_concepts=activation.query_concepts, seed_nodes=activation.seeds,
-            unmatched_concepts=activation.unmatched, activated_count=int((activation.vector > 0).sum()),
+            unmatched_concepts=activation.unmatched, activated_count=activation.activated_count,
             memories=memories, composition=composition, mode=mode, skills=matched)
 
     def _notes(self, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:

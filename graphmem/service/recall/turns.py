@@ -35,6 +35,11 @@ _PREFETCH_MAX = 50_000  # a conversational filter up to this size has all its sp
 _SPEAKER_SAMPLE = 4_096  # turns read for a larger filter's speaker names
 
 
+def _nodes_of(admitted: np.ndarray) -> np.ndarray:
+    """A filter's memory nodes, ascending: ``admitted`` itself, or the nodes a boolean mask admits."""
+    return np.flatnonzero(admitted) if admitted.dtype == np.bool_ else admitted
+
+
 def speaker_of_text(text: str) -> str:
     """The casefolded speaker prefix of one memory's text, or ``""`` when it has none."""
     match = _SPEAKER.match(text)
@@ -78,15 +83,16 @@ class TurnIndex:
                 self._speaker[seq] = speaker_of_text(heads.get(seq, ""))
         return [self._speaker[seq] for seq in seqs]
 
-    def conversational(self, projection: GraphProjection, mask: np.ndarray) -> bool:
-        """Whether the memories ``mask`` admits look like conversation turns.
+    def conversational(self, projection: GraphProjection, admitted: np.ndarray) -> bool:
+        """Whether the memories a filter admits look like conversation turns (``admitted``: their nodes, ascending,
+        as ``GraphProjection.visible_nodes`` keeps them, or a mask over nodes).
 
         A deterministic sample of the filter: at least ``turn_share`` of it opens with a speaker prefix,
         the prefixes name few speakers (a conversation, not a list of ``Key: value`` notes), and the
         memories are short (on average at most ``max_concepts`` concepts: turn-sized, not passages).
         """
         self._check_projection(projection)
-        visible = np.flatnonzero(mask)
+        visible = _nodes_of(admitted)
         if visible.size == 0:
             return False
         key = (int(visible[0]), int(visible[-1]), int(visible.size))
@@ -106,11 +112,12 @@ class TurnIndex:
         self._conversational[key] = decision
         return decision
 
-    def filter_speakers(self, projection: GraphProjection, mask: np.ndarray) -> frozenset[str]:
-        """The speakers of the memories ``mask`` admits (all of them up to the prefetch size, else a sample of
-        ``_SPEAKER_SAMPLE``: a conversation has few speakers, and a bigger filter's heads are not prefetched)."""
+    def filter_speakers(self, projection: GraphProjection, admitted: np.ndarray) -> frozenset[str]:
+        """The speakers of the memories a filter admits (``admitted`` as in :meth:`conversational`; all of them up
+        to the prefetch size, else a sample of ``_SPEAKER_SAMPLE``: a conversation has few speakers, and a bigger
+        filter's heads are not prefetched)."""
         self._check_projection(projection)
-        visible = np.flatnonzero(mask)
+        visible = _nodes_of(admitted)
         if visible.size == 0:
             return frozenset()
         key = (int(visible[0]), int(visible[-1]), int(visible.size))
