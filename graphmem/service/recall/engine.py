@@ -568,9 +568,15 @@ class _Scope:
 
     def fits(self, projection: GraphProjection, mask: np.ndarray) -> bool:
         """Whether this scope still describes ``mask`` over the projection's current graph."""
-        # The same cached mask (within one second and write generation) fits without a pass over every node.
-        return (projection.graph is self.graph and self.graph.version == self.version
-                and (mask is self.mask or np.array_equal(mask, self.mask)))
+        if projection.graph is not self.graph or self.graph.version != self.version:
+            return False
+        if mask is self.mask:  # the same cached mask (one second and write generation): no pass over every node
+            return True
+        if not np.array_equal(mask, self.mask):
+            return False
+        if not mask.flags.writeable:  # the filter's shared mask of a later second: compared once, then kept
+            self.mask = mask
+        return True
 
     def document_frequency(self, concepts: IntArray) -> IntArray:
         df: IntArray = self.local_df[concepts].astype(np.int64)

@@ -19,11 +19,13 @@ QUERIES = ["billing webhook timeout", "gateway session cache", "ledger payment c
 def test_a_search_of_a_filter_seen_this_second_makes_no_pass_over_every_node(service, monkeypatch):
     for note in NOTES:
         service.store(note)
-    now = service.clock.now_ms()
-    service.clock.now_ms = lambda: now  # one second: the filter's mask is the cached one throughout
+    now = [service.clock.now_ms()]
+    service.clock.now_ms = lambda: now[0]
     for query in QUERIES:  # the filter's mask, node list and scope are built once
         service.search(query)
         service.associate(query)
+    now[0] += 1000  # a second later: the filter's mask is evaluated again, and compared with the scope's once
+    service.search(QUERIES[0])
     n_nodes = service.projection.graph.n_nodes
     passes: list[str] = []
     flatnonzero, array_equal = np.flatnonzero, np.array_equal
