@@ -270,10 +270,12 @@ class KeywordIndex:
                     weights[term_id] = weights.get(term_id, 0) + 1
         return weights
 
-    def rank(self, words: Sequence[str], limit: int,
-             allowed: npt.NDArray[np.bool_] | None = None) -> list[tuple[int, float]]:
+    def rank(self, words: Sequence[str], limit: int, allowed: npt.NDArray[np.bool_] | None = None,
+             admitted: npt.NDArray[np.int64] | None = None) -> list[tuple[int, float]]:
         """The ``limit`` best memory nodes by BM25 for the OR of ``words`` within ``allowed`` (a mask over
-        nodes; None: every memory), best first (equal scores by node), each with its score (> 0)."""
+        nodes; None: every memory), best first (equal scores by node), each with its score (> 0). ``admitted``:
+        the nodes ``allowed`` admits, ascending, when the caller holds them (else counted here, a pass over
+        every node: 0.2 ms at 1M memories)."""
         weights = self.query_weights(words)
         if not weights or limit <= 0 or self.documents == 0:
             return []
@@ -291,7 +293,7 @@ class KeywordIndex:
         order = np.argsort(df, kind="stable")  # rarest first
         bound = idf[order] * (K1 + 1.0)
         rest = np.concatenate([np.cumsum(bound[::-1])[::-1][1:], [0.0]])  # what the terms after each can add
-        scope = _Scope(allowed, self._top + 1)  # every posting names a node up to _top
+        scope = _Scope(allowed, self._top + 1, admitted)  # every posting names a node up to _top
         if scope.empty:
             return []
         average = max(self.tokens / n, 1e-9)
@@ -327,14 +329,19 @@ class _Scope:
     """The filter of one ranking: a node mask, read per posting, or the node list, searched in a long posting
     list when the filter is much shorter."""
 
-    def __init__(self, allowed: npt.NDArray[np.bool_] | None, size: int) -> None:
+    def __init__(self, allowed: npt.NDArray[np.bool_] | None, size: int,
+                 admitted: npt.NDArray[np.int64] | None = None) -> None:
         self.mask = allowed
         self.count = 0
         self._nodes: np.ndarray | None = None
         if allowed is not None:
             self.mask = allowed[:size] if allowed.size >= size else np.concatenate(
                 [allowed, np.zeros(size - allowed.size, dtype=bool)])
-            self.count = int(np.count_nonzero(self.mask))
+            if admitted is None:
+                self.count = int(np.count_nonzero(self.mask))
+            else:  # the mask's nodes below ``size``, as the caller holds them: no pass over the mask
+                self._nodes = admitted[: int(np.searchsorted(admitted, size))]
+                self.count = int(self._nodes.size)
 
     @property
     def empty(self) -> bool:

@@ -202,3 +202,15 @@ def test_merging_a_term_gives_the_sums_of_a_sort_from_scratch():
         sums = np.bincount(inverse, weights=np.concatenate([scores, parts]), minlength=expected.size)
         assert nodes.tolist() == expected.tolist()
         assert summed.tolist() == sums.tolist()  # bit for bit: the ranking's scores are unchanged
+
+
+def test_a_filter_given_as_its_nodes_ranks_as_its_mask():
+    """The caller's list of the filter's nodes (the projection keeps it with the mask) stands in for counting the
+    mask: the same ranking, for filters small and large, and nodes past the last posting."""
+    index = _index(_corpus(7, 600))
+    rng = np.random.default_rng(7)
+    for share in (0.002, 0.05, 0.5, 1.0):
+        mask = rng.random(700) < share  # 100 nodes past the index's last posting
+        nodes = np.flatnonzero(mask)
+        for words in _queries(8, 40):
+            assert index.rank(words, 10, mask, nodes) == index.rank(words, 10, mask), words

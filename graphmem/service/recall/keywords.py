@@ -126,11 +126,12 @@ class KeywordLeg:
         words = query_terms(query)
         with self.projection.lock:
             mask = self.projection.visible_mask(view, now_ms)
+            admitted = self.projection.visible_nodes(view, now_ms)
             index = self.projection.keywords
 
             def rank(skip: set[str]) -> list[tuple[int, float]]:
                 kept = [word for word in words if word not in skip]
-                return index.rank(kept or words, limit, mask)
+                return index.rank(kept or words, limit, mask, admitted)
 
             ranked = rank(skip_terms | name_words)
             if name_words and not ranked:
