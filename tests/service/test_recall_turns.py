@@ -102,9 +102,9 @@ def test_a_named_speakers_name_is_a_speaker_cue_not_a_keyword(service: MemorySer
     index = service.projection.keywords
     rank = index.rank
 
-    def spy(words, limit, allowed=None):
+    def spy(words, limit, allowed=None, admitted=None):
         asked.append(set(words))
-        return rank(words, limit, allowed)
+        return rank(words, limit, allowed, admitted)
 
     monkeypatch.setattr(index, "rank", spy)
     hits = service.search("What did Bruno say about the pasta?", project="talk", limit=3).hits
