@@ -85,7 +85,8 @@ class CompactBPE:
         return -1
 
     def ids(self, text: str) -> list[int]:
-        """The token ids of ``text``, without special tokens added (``Tokenizer.encode(text, add_special_tokens=False)``)."""
+        """The token ids of ``text`` without special tokens added: ``Tokenizer.encode(text,
+        add_special_tokens=False).ids``."""
         if not self._specials or "<" not in text:
             return self._stretch(text)
         out: list[int] = []
@@ -116,11 +117,12 @@ class CompactBPE:
             if found is None:
                 if len(cache) >= _CACHED_WORDS:
                     cache.clear()
-                found = cache[word] = tuple(self._word(word))
+                found = cache[word] = tuple(self._merged(self._symbols(word)))
             out.extend(found)
         return out
 
-    def _word(self, word: str) -> list[int]:
+    def _symbols(self, word: str) -> list[int]:
+        """Each character's piece, or its UTF-8 bytes' pieces."""
         pieces = self._pieces
         symbols: list[int] = []
         for char in word:
@@ -129,6 +131,10 @@ class CompactBPE:
                 symbols.append(index)
             else:
                 symbols.extend(self._bytes[value] for value in char.encode("utf-8"))
+        return symbols
+
+    def _merged(self, symbols: list[int]) -> list[int]:
+        """The symbols after every merge, in HF's order (``Word::merge_all``): a heap of (rank, position)."""
         count = len(symbols)
         if count < 2:
             return symbols
@@ -148,10 +154,8 @@ class CompactBPE:
         pop, push = heapq.heappop, heapq.heappush
         while queue:
             _, pos, new = pop(queue)
-            if not alive[pos]:
-                continue
             right = nexts[pos]
-            if right == -1:
+            if not alive[pos] or right == -1:  # merged into its left neighbour, or last
                 continue
             found = merge(symbols[pos], symbols[right])
             if found < 0 or found & _LOW != new:

@@ -108,7 +108,7 @@ def test_a_file_of_another_shape_is_refused(path, tmp_path):
     config["pre_tokenizer"] = {"type": "Whitespace"}
     other = tmp_path / "tokenizer.json"
     other.write_text(json.dumps(config), encoding="utf-8")
-    with pytest.raises(ValueError, match="does not reproduce|not the byte-fallback BPE"):
+    with pytest.raises(ValueError, match=r"not the byte-fallback BPE"):
         CompactBPE.from_file(other)
 
 
