@@ -2,8 +2,9 @@
 
 WordLlama's table is indexed by Llama-2's 32,000 sub-word tokens, and its tokenizer file (an HF ``tokenizers``
 BPE: 32,000 pieces, 61,249 merges, byte fallback, no pre-tokenizer) is loaded by the Rust library in 20 MiB of
-RSS, plus 4 MiB for its import: an eighth of a serving process that only embeds its queries (issue 26, a
-partitioned server; docs/benchmarks.md, "The embedding tokenizer of our own"). :class:`CompactBPE` reads the same
+RSS, plus 4 MiB for its import, measured alone; a serving process that only embeds its queries and single stores
+holds 15-16 MiB less with this one instead (its fixed cost 158 → 143 MiB; issue 26, a partitioned server;
+docs/benchmarks.md, "The embedding tokenizer in Python"). :class:`CompactBPE` reads the same
 file and keeps only what tokenizing needs, as arrays: the single-character pieces (a dict of 2,129), the 256 byte
 pieces, and the merges as sorted ``(left << 15 | right)`` keys with their ``(rank << 15 | result)``. It gives the
 **same token ids** as the Rust tokenizer (``encode(text).ids`` without special tokens), because it runs the same
@@ -11,14 +12,18 @@ algorithm step for step:
 
 1. the special tokens (``<unk>``, ``<s>``, ``</s>``) found in the raw text, leftmost first, are their own ids, and
    each stretch of text between them is tokenized on its own;
-2. a stretch is normalised (``▁`` prepended when it is not empty, each space replaced by ``▁``);
+2. a stretch is normalised (``▁`` prepended when it is not empty, each space replaced by ``▁``) and cut into words
+   before each ``▁`` that follows another character (no piece holds one there, so no merge joins two words: each
+   word's merges are the stretch's merges of its symbols, in the same order); a word tokenized once is cached;
 3. each character that is a piece is that piece, any other is its UTF-8 bytes' pieces (``<0xE2>``...);
 4. merges are applied from a heap ordered by (rank, position), a popped merge skipped when its left symbol is
    gone, is last, or no longer forms a pair merging into the same token — the order of HF's ``Word::merge_all``,
    which matters here: 10,590 of this file's merges have a lower rank than a merge that made one of their parts.
 
-It is a tokenizer for queries and single stores, 10–40 µs for a short text in pure Python: the embedder still
-hands large batches to the Rust library (``nlp/embedding.py``), loaded on the first such batch. The identity is
+It is a tokenizer for queries and single stores: 33 µs of CPU for one of the pool bench's 24-character queries
+whose words it has not seen (the Rust library: 14 µs), 2 µs once its words are cached (10), but about three times
+the Rust library's CPU over a corpus of new text, so the embedder still hands large batches to the Rust library
+(``nlp/embedding.py``), loaded on the first such batch. The identity is
 tested on every text of the evaluation sets and the repository's data, and on edge cases
 (``tests/nlp/test_bpe.py``).
 """

@@ -3,10 +3,12 @@
 The vectors are WordLlama's ``l2_supercat`` token table (32k Llama-2 sub-word tokens × 256 dimensions, a
 16 MB safetensors file) shipped inside the ``wordllama`` wheel on PyPI. A text's vector is the mean of its
 word tokens' vectors (tokens with a letter), L2-normalised, so cosine is a dot product. Only the two data
-files are read here, the tokenizer with ``tokenizers`` and the table mapped from its safetensors file (the
-package's own loader would reach for the network when a file is missing); both files are pinned by SHA-256,
-so a changed wheel fails loudly instead of silently changing every ranking. Licence and size: docs/retrieval.md
-("The semantic signal").
+files are read here (the package's own loader would reach for the network when a file is missing), both pinned
+by SHA-256, so a changed wheel fails loudly instead of silently changing every ranking: the table mapped from its
+safetensors file, and the tokenizer file twice over, by ``nlp/bpe.py`` (the same token ids in pure Python, a few
+hundred KiB: queries and single stores) and by ``tokenizers`` (Rust, 24 MiB of RSS with its import, loaded by a
+process's first large batch: a project's texts, a bulk import, a long document). Licence and size:
+docs/retrieval.md ("The semantic signal").
 
 Measured (docs/retrieval.md): 14,700 texts/s in batches and 0.07 ms for one text on one core.
 """
@@ -104,8 +106,8 @@ class StaticEmbedder:
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:
         """Each text's token ids, without special tokens added: the compact tokenizer's for a few short texts
-        (``_FEW_CHARACTERS`` in all), the Rust one's for more (the same ids; it is 5-10 times faster on new
-        words, so a batch of a project's texts or a long document takes it, loaded then)."""
+        (``_FEW_CHARACTERS`` in all), the Rust one's for more (the same ids; about three times faster on
+        new words, so a batch of a project's texts or a long document takes it, loaded then)."""
         if self.compact is not None and sum(map(len, texts)) <= _FEW_CHARACTERS:
             return [self.compact.ids(text) for text in texts]
         return [encoding.ids for encoding in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
