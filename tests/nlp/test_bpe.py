@@ -135,3 +135,13 @@ service.close()
     done = subprocess.run([sys.executable, "-P", "-c", script], capture_output=True, text=True, check=True,
                           cwd=ROOT, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
     assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_the_pieces_with_a_letter_are_the_ones_the_rust_vocabulary_names(path, tokenizers):
+    _compact, rust = tokenizers
+    expected = np.zeros(len(embedding.load_embedder().table), dtype=bool)
+    for token, index in rust.get_vocab().items():
+        if index < len(expected) and any(char.isalpha() for char in token.lstrip("\u2581")):
+            expected[index] = True
+    np.testing.assert_array_equal(embedding.load_embedder().meaningful, expected)
+    assert 20_000 < expected.sum() < 32_000
