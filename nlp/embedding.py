@@ -3,10 +3,12 @@
 The vectors are WordLlama's ``l2_supercat`` token table (32k Llama-2 sub-word tokens × 256 dimensions, a
 16 MB safetensors file) shipped inside the ``wordllama`` wheel on PyPI. A text's vector is the mean of its
 word tokens' vectors (tokens with a letter), L2-normalised, so cosine is a dot product. Only the two data
-files are read here, the tokenizer with ``tokenizers`` and the table mapped from its safetensors file (the
-package's own loader would reach for the network when a file is missing); both files are pinned by SHA-256,
-so a changed wheel fails loudly instead of silently changing every ranking. Licence and size: docs/retrieval.md
-("The semantic signal").
+files are read here (the package's own loader would reach for the network when a file is missing), both pinned
+by SHA-256, so a changed wheel fails loudly instead of silently changing every ranking: the table mapped from its
+safetensors file, and the tokenizer file twice over, by ``nlp/bpe.py`` (the same token ids in pure Python, a few
+hundred KiB: queries and single stores) and by ``tokenizers`` (Rust, 24 MiB of RSS with its import, loaded by a
+process's first large batch: a project's texts, a bulk import, a long document). Licence and size:
+docs/retrieval.md ("The semantic signal").
 
 Measured (docs/retrieval.md): 14,700 texts/s in batches and 0.07 ms for one text on one core.
 """
@@ -18,11 +20,15 @@ import importlib.util
 import json
 import struct
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from nlp.bpe import CompactBPE
+from nlp.heap import release_free_heap
 
 __all__ = ["DIMENSIONS", "BackgroundEmbedder", "EmbeddingUnavailable", "StaticEmbedder", "load_embedder",
            "package_dir"]
@@ -37,6 +43,9 @@ _TENSOR = "embedding.weight"
 DIMENSIONS = 256  # of the pinned table
 _BATCH = 512  # texts per tokenizer call: long enough to amortise the call, short enough to bound padding
 _MAX_TOKENS = 2048  # a 50,000-character memory is cut here: its mean is settled long before
+# Texts of at most this many characters in all are tokenized in Python (nlp/bpe.py): a query, a stored memory
+# with its concepts' names. More take the Rust tokenizer.
+_FEW_CHARACTERS = 4096
 
 
 class EmbeddingUnavailable(RuntimeError):
@@ -54,30 +63,61 @@ class StaticEmbedder:
     True
     """
 
-    def __init__(self, table: npt.NDArray[np.floating[Any]], tokenizer: Any) -> None:
+    def __init__(self, table: npt.NDArray[np.floating[Any]], tokenizer: Any = None, *,
+                 compact: CompactBPE | None = None, letters: bytearray | None = None,
+                 load_tokenizer: Callable[[], Any] | None = None) -> None:
+        """``tokenizer`` is the Rust one (``tokenizers.Tokenizer``), or None with ``load_tokenizer`` to load it
+        on the first batch too large for ``compact``, the same tokenizer in Python (``nlp/bpe.py``), which
+        then tokenizes the rest; ``letters`` marks the pieces with a letter (needed without ``tokenizer``)."""
         # Kept as shipped (float16: 16 MB, mapped from the file by the loader; a float32 copy held 32 MB in every
         # server process); a text's tokens are averaged in float32, so the vectors are the ones a float32 table
         # gives.
         # A plain array over the same memory: indexing a np.memmap goes through its Python __getitem__ and
         # __array_finalize__, ~15 µs of each text's pooling (a store's follow pools a dozen texts).
         self.table = np.asarray(table) if table.flags.c_contiguous else np.ascontiguousarray(table)
-        self.tokenizer = tokenizer
+        if tokenizer is None and (load_tokenizer is None or compact is None or letters is None):
+            raise ValueError("a tokenizer, or the compact one, its letters and a loader for the Rust one")
+        self._tokenizer = tokenizer
+        self._load_tokenizer = load_tokenizer
+        self._loading = threading.Lock()
+        self.compact = compact
         self.dimensions = int(self.table.shape[1])
         # Digits and punctuation carry no meaning in a static table, and every memory has some: the
         # "(2023-12-25)" of a dated memory is twelve tokens. Pooling only tokens with a letter lifted
         # cosine-alone R@5 from 0.507 to 0.548 on the conversation-context set, and no set lost.
         self.meaningful = np.zeros(len(self.table), dtype=bool)
-        for token, index in tokenizer.get_vocab().items():
-            if index < len(self.table) and any(ch.isalpha() for ch in token.lstrip("\u2581")):
-                self.meaningful[index] = True
+        if letters is not None:
+            marked = np.frombuffer(bytes(letters[:len(self.table)]), dtype=np.uint8).astype(bool)
+            self.meaningful[:len(marked)] = marked
+        else:
+            for token, index in tokenizer.get_vocab().items():
+                if index < len(self.table) and any(ch.isalpha() for ch in token.lstrip("\u2581")):
+                    self.meaningful[index] = True
+
+    @property
+    def tokenizer(self) -> Any:
+        """The Rust tokenizer (loaded now if it has not been)."""
+        if self._tokenizer is None:
+            with self._loading:
+                if self._tokenizer is None:
+                    assert self._load_tokenizer is not None
+                    self._tokenizer = self._load_tokenizer()
+        return self._tokenizer
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's token ids, without special tokens added: the compact tokenizer's for a few short texts
+        (``_FEW_CHARACTERS`` in all), the Rust one's for more (the same ids; about three times faster on
+        new words, so a batch of a project's texts or a long document takes it, loaded then)."""
+        if self.compact is not None and sum(map(len, texts)) <= _FEW_CHARACTERS:
+            return [self.compact.ids(text) for text in texts]
+        return [encoding.ids for encoding in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
 
     def embed(self, texts: list[str]) -> Vectors:
         """One unit vector per text (rows of zeros for texts without a token)."""
         result = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for start in range(0, len(texts), _BATCH):
-            encodings = self.tokenizer.encode_batch(texts[start:start + _BATCH], add_special_tokens=False)
-            for offset, encoding in enumerate(encodings):
-                ids = np.asarray(encoding.ids[:_MAX_TOKENS], dtype=np.int64)
+            for offset, token_ids in enumerate(self.token_ids(texts[start:start + _BATCH])):
+                ids = np.asarray(token_ids[:_MAX_TOKENS], dtype=np.int64)
                 words = ids[self.meaningful[ids]]
                 ids = words if words.size else ids
                 if ids.size:  # the mean, as ndarray.mean computes it (float32 sum, divided), without its wrapper
@@ -206,15 +246,27 @@ def _mapped_tensor(path: Path, name: str) -> npt.NDArray[np.floating[Any]]:
 
 
 def _load() -> StaticEmbedder:
-    from tokenizers import Tokenizer
-
     root = package_dir()
     table = _mapped_tensor(_verified(root, *_WEIGHTS), _TENSOR)
-    tokenizer = Tokenizer.from_file(str(_verified(root, *_TOKENIZER)))
+    path = _verified(root, *_TOKENIZER)
+    try:
+        compact, letters = CompactBPE.from_file(path)
+    except ValueError:  # not the file's shape it reproduces (cannot happen with the pinned file): Rust alone
+        return StaticEmbedder(table, _rust_tokenizer(path))
+    release_free_heap()  # the JSON's parse: 10 MiB freed, kept resident until trimmed
+    return StaticEmbedder(table, compact=compact, letters=letters, load_tokenizer=lambda: _rust_tokenizer(path))
+
+
+def _rust_tokenizer(path: Path) -> Any:
+    """HF ``tokenizers``' BPE of the file: 24 MiB of RSS with its import, loaded by a process's first large
+    batch (or by a file the compact tokenizer does not reproduce)."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path))
     tokenizer.no_padding()
     tokenizer.no_truncation()
     _without_word_cache(tokenizer)
-    return StaticEmbedder(table, tokenizer)
+    return tokenizer
 
 
 def _without_word_cache(tokenizer: Any) -> None:
