@@ -6,8 +6,9 @@ times it, built from the same rows, query by query in turns with ``graphmem.stor
 
 The memories of a store that ``scripts/bench_scale.py --keep DIR`` kept are read from its SQLite file; the
 PostgreSQL side copies their seq, content and project into a private server's ``memory`` table with the
-same generated tsvector and GIN index the store builds (``fulltext.ensure_index``), so both databases rank
-the same texts. The queries are drawn as the scale bench draws them (half agent notes, half chat turns).
+generated tsvector and GIN index ``fulltext.ensure_reference_index`` builds (a store keeps none since schema
+5), so both databases rank the same texts. The queries are drawn as the scale bench draws them (half agent
+notes, half chat turns).
 
 Each query runs through the current ``rank`` and, on PostgreSQL, through the BM25 SQL of an older tree
 (``--baseline-tree``, e.g. a ``git archive`` of main) on the same connection, in turns, and the two
@@ -113,7 +114,7 @@ def _load_postgres(url: str, rows: list[tuple[int, str, str]]) -> Any:
         buffer = io.StringIO("".join(f"{seq}\t{_tsv(content)}\t{_tsv(project)}\n" for seq, content, project in rows))
         with cursor.copy("COPY memory (seq, content, project_key) FROM STDIN") as copy:
             copy.write(buffer.getvalue())
-        fulltext.ensure_index(connection)
+        fulltext.ensure_reference_index(connection)
         connection.execute(text("ANALYZE memory"))
     return engine
 

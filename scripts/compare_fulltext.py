@@ -149,7 +149,10 @@ def _stores(postgres: str | None, backends: Sequence[str]) -> Iterator[dict[str,
 
         def postgresql(_label: str) -> Engine:
             created.append(create_database(server))
-            return open_engine(f"{server}/{created[-1]}")
+            engine = open_engine(f"{server}/{created[-1]}")
+            with engine.begin() as connection:  # the reference index: a store keeps none since schema 5
+                fulltext.ensure_reference_index(connection)
+            return engine
 
         try:
             factories = {"index": ("keyword index (projection)", lambda _label: IndexStore()),

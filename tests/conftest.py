@@ -73,11 +73,11 @@ def module_store(module_backend: str, tmp_path_factory: pytest.TempPathFactory,
 
 
 def indexed_documents(connection: Connection) -> int:
-    """How many memories the full-text index holds: FTS5's rows on SQLite; on PostgreSQL the memories whose
-    generated ``tsvector`` is set (it is computed by the row's own INSERT)."""
-    sql = ("SELECT count(*) FROM memory_fts" if connection.dialect.name == "sqlite"
-           else "SELECT count(*) FROM memory WHERE fts IS NOT NULL")
-    return int(connection.execute(text(sql)).scalar_one())
+    """How many memories the store's full-text index holds: FTS5's rows on SQLite; 0 on PostgreSQL, whose store
+    keeps no full-text index since schema version 5 (``store/fulltext.py``)."""
+    if connection.dialect.name != "sqlite":
+        return 0
+    return int(connection.execute(text("SELECT count(*) FROM memory_fts")).scalar_one())
 
 
 def copy_store(db: str, target: str) -> str:

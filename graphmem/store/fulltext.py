@@ -1,9 +1,14 @@
 """Full-text index: SQLite FTS5 or a PostgreSQL tsvector column, both ranked by BM25, behind one query function.
 
-``memory_search`` no longer ranks with it: the keyword leg reads the projection's keyword index
-(``store/keyword_index.py``), the same on both databases. The index and ``rank`` stay for the store's lint
-(FTS5 integrity) and as the reference the benches compare the keyword index with
-(``scripts/compare_fulltext.py``, ``scripts/bench_keywords.py``).
+``memory_search`` does not rank with it: the keyword leg reads the projection's keyword index
+(``store/keyword_index.py``), the same on both databases. ``rank`` stays as the reference the benches compare the
+keyword index with (``scripts/compare_fulltext.py``, ``scripts/bench_keywords.py``).
+
+A SQLite store keeps its FTS5 index (``ensure_index``, part of the schema): the lint checks it and the redaction
+pass rewrites it, and its trigger costs the writer nothing measurable. A PostgreSQL store keeps none since schema
+version 5 (migration 0005): the generated ``tsvector`` and its GIN index cost the server 44 µs of every insert,
+for a query nothing serves. A bench that ranks a PostgreSQL database with :func:`rank` builds them first
+(:func:`ensure_reference_index`).
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from sqlalchemy.engine import Connection
 
 from nlp.query import query_terms
 
-__all__ = ["SQLITE_V3_OBJECTS", "ensure_index", "rank", "rebuild_sqlite_index", "scope_token"]
+__all__ = ["SQLITE_V3_OBJECTS", "ReferenceIndexMissing", "ensure_index", "ensure_reference_index", "rank",
+           "rebuild_sqlite_index", "scope_token"]
 
 
 
@@ -48,6 +54,8 @@ _SQLITE_DDL = (
 SQLITE_V3_OBJECTS = (("TRIGGER", "memory_fts_ai"), ("TRIGGER", "memory_fts_ad"), ("TRIGGER", "memory_fts_au"),
                      ("TABLE", "memory_fts"))
 
+_HAS_REFERENCE_INDEX = ("SELECT 1 FROM pg_attribute WHERE attrelid = 'memory'::regclass AND attname = 'fts' "
+                        "AND NOT attisdropped")
 _POSTGRES_DDL = (
     "ALTER TABLE memory ADD COLUMN IF NOT EXISTS fts tsvector "
     "GENERATED ALWAYS AS (to_tsvector('english', content)) STORED",
@@ -87,11 +95,26 @@ GROUP BY h.seq
 """
 
 
+class ReferenceIndexMissing(LookupError):
+    """:func:`rank` on a PostgreSQL database without the reference index (a store keeps none since schema 5)."""
+
+
 def ensure_index(connection: Connection) -> None:
-    """Create the full-text index and the triggers that keep it in sync with ``memory``, in the caller's
-    transaction (the store's schema is built in one)."""
-    statements = _SQLITE_DDL if connection.dialect.name == "sqlite" else _POSTGRES_DDL
-    for statement in statements:
+    """The store's own full-text index, in the caller's transaction (the store's schema is built in one): on
+    SQLite the FTS5 table and the triggers that keep it in sync with ``memory``; on PostgreSQL nothing."""
+    if connection.dialect.name == "sqlite":
+        for statement in _SQLITE_DDL:
+            connection.execute(text(statement))
+
+
+def ensure_reference_index(connection: Connection) -> None:
+    """The index :func:`rank` reads, on either database: a bench's, before it ranks a PostgreSQL database (the
+    generated ``tsvector`` column and its GIN index, computed for every row already there); the store's own on
+    SQLite."""
+    if connection.dialect.name == "sqlite":
+        ensure_index(connection)
+        return
+    for statement in _POSTGRES_DDL:
         connection.execute(text(statement))
 
 
@@ -122,6 +145,9 @@ def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[
     seqs instead). ``allowed_seqs`` / ``excluded_seqs`` restrict the ranking before
     the cut (filters apply before top-k; the caller passes whichever list is shorter). ``skip_terms``
     are left out of the match, unless that would leave nothing.
+
+    On PostgreSQL it reads the reference index :func:`ensure_reference_index` builds, and raises
+    :class:`ReferenceIndexMissing` where there is none (a store's database keeps none since schema 5).
     """
     terms = query_terms(query)
     kept = [term for term in terms if term not in skip_terms]
@@ -137,6 +163,7 @@ def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[
         sql = "SELECT rowid, -bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts WHERE memory_fts MATCH :match"
         params: dict[str, object] = {"match": match}
     else:
+        _require_reference_index(connection)
         sql = ""  # the filters, then the query around them
         params = {"match": " | ".join(terms), "words": " ".join(terms)}
         if project:  # the collection statistics stay store-wide, as FTS5's bm25() keeps them
@@ -168,6 +195,12 @@ def rank(connection: Connection, query: str, limit: int, allowed_seqs: Sequence[
         finally:
             cursor.close()
     return [(int(seq), float(score)) for seq, score in connection.execute(text(sql), params)]
+
+
+def _require_reference_index(connection: Connection) -> None:
+    if connection.execute(text(_HAS_REFERENCE_INDEX)).first() is None:
+        raise ReferenceIndexMissing("this PostgreSQL database has no full-text column to rank: a store keeps none "
+                                    "since schema version 5; fulltext.ensure_reference_index builds it")
 
 
 def _json_list(values: Sequence[int]) -> str:

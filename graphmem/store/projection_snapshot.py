@@ -52,6 +52,9 @@ _FORMAT = 8  # 2: outcome and task_type columns, tools_used sets; 3: float32/int
 # column (store/node_columns.py; a format 5-7 snapshot still loads, its columns gathered to rows on the way in, and a
 # reader of format 7 refuses an 8 and loads from the rows)
 _READABLE = frozenset({5, 6, 7, _FORMAT})
+# The store schemas whose rows a snapshot describes the same way: version 5 dropped only PostgreSQL's full-text
+# column, which no projection reads, so a snapshot written under version 4 still fits the upgraded store.
+_SCHEMAS = frozenset({4, SCHEMA_VERSION})
 
 
 def snapshot_path(engine: Engine) -> Path | None:
@@ -198,7 +201,7 @@ def _mapped(path: Path) -> dict[str, np.ndarray]:
 
 def _belongs(header: dict[str, Any], projection: GraphProjection, engine: Engine, current: int) -> bool:
     generation = int(header.get("generation", -1))
-    return (header.get("format") in _READABLE and header.get("schema") == SCHEMA_VERSION
+    return (header.get("format") in _READABLE and header.get("schema") in _SCHEMAS
             and header.get("settings") == _fingerprint(projection) and 0 < generation <= current
             and header.get("commit") == _commit_time(engine, generation))
 

@@ -34,7 +34,7 @@ __all__ = [
 
 # The schema version, recorded in ``graphmem_meta``; each version is one Alembic revision of
 # ``graphmem/store/migrations`` (version N = revision "000N"), and a test keeps the two in step.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class MemoryRow(SQLModel, table=True):

@@ -67,6 +67,7 @@ def test_an_in_memory_store_is_one_database_for_every_thread(db, extractor):
     assert [hit.id for hit in found[0].hits] == [stored.id]
 
 
+@pytest.mark.sqlite_only("the store's FTS5 index: a PostgreSQL store keeps none (tests/store/test_postgres.py)")
 def test_the_full_text_index_follows_every_insert(service):
     first = service.store(WEBHOOK)
     assert _bm25_ids(service, "webhook") == [first.id]

@@ -24,6 +24,8 @@ def _seqs(service: MemoryService, project: str) -> list[int]:
 
 @pytest.fixture
 def two_projects(service: MemoryService) -> MemoryService:
+    with service.engine.begin() as connection:  # PostgreSQL: the benches' reference index (a store keeps none)
+        fulltext.ensure_reference_index(connection)
     for project in ("conv-a", "conv-b"):  # the same words in both projects, plus one project's own turns
         service.store_many([{"content": t, "project": project} for t in TEXTS])
     service.store_many([{"content": "Jon: my dance studio opens at the beach", "project": "conv-b"}])
@@ -61,7 +63,7 @@ def test_the_scope_follows_deletes_edits_and_moves(two_projects):
         connection.execute(text("DELETE FROM memory WHERE seq = :s"), {"s": first})
     assert not repository.bm25("pottery", 10, project="conv-c")
     with two_projects.engine.connect() as connection:  # FTS5's index is consistent with its content
-        if connection.dialect.name == "sqlite":  # (PostgreSQL's tsvector is a column of the row itself)
+        if connection.dialect.name == "sqlite":  # (the reference tsvector is a column of the row itself)
             connection.execute(text("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)"))
 
 

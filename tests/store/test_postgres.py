@@ -1,7 +1,7 @@
 """The same service on PostgreSQL 15: a private server on a free loopback port, one database per test.
 
 ``GRAPHMEM_DB=postgresql+psycopg://…`` must switch the backend with no other change, so these tests
-drive ``MemoryService`` exactly as the SQLite tests do: store, dedupe, tsvector search, associate,
+drive ``MemoryService`` exactly as the SQLite tests do: store, dedupe, search, associate,
 export and import.
 """
 
@@ -53,14 +53,31 @@ def test_store_dedupe_search_associate_open_and_graph_on_postgresql(pg_service):
     assert pg_service.graph(limit=2).has_more
 
 
-def test_the_tsvector_index_follows_inserts_and_takes_any_query(pg_service):
+def _fulltext_objects(connection) -> list[str]:
+    column = connection.execute(text("SELECT attname FROM pg_attribute WHERE attrelid = 'memory'::regclass "
+                                     "AND attname = 'fts' AND NOT attisdropped")).scalars().all()
+    index = connection.execute(text("SELECT indexname FROM pg_indexes WHERE indexname = 'ix_memory_fts'")).scalars()
+    return [*column, *index.all()]
+
+
+def test_a_store_keeps_no_fulltext_index_and_the_reference_bm25_is_built_on_demand(pg_service):
+    """Schema 5: no generated tsvector or GIN index on a store's ``memory`` (no search reads them); the benches'
+    reference BM25 says so clearly, and ranks once ``ensure_reference_index`` built them over the rows there."""
     pg_service.store(WEBHOOK)
-    assert pg_service.repository.bm25("orders", 5) == []
+    with pg_service.engine.connect() as connection:
+        assert _fulltext_objects(connection) == []
+        with pytest.raises(fulltext.ReferenceIndexMissing, match="ensure_reference_index"):
+            fulltext.rank(connection, "orders", 5)
+    assert [hit.content for hit in pg_service.search("stripe webhook").hits] == [WEBHOOK]  # the projection's leg
+    with pg_service.engine.begin() as connection:
+        fulltext.ensure_reference_index(connection)
+        assert _fulltext_objects(connection) == ["fts", "ix_memory_fts"]
     pg_service.store(ORDERS)
-    assert len(pg_service.repository.bm25("orders", 5)) == 1
-    # Text that is not a word must never reach to_tsquery as syntax.
-    for query in ("a:b | !c & (d)", "__init__", "über straße", "'quoted' \\ back", "the and of", "1.2.3"):
-        with pg_service.engine.connect() as connection:
+    with pg_service.engine.connect() as connection:
+        assert len(fulltext.rank(connection, "orders", 5)) == 1  # a row stored after: the generated column
+        assert len(fulltext.rank(connection, "stripe", 5)) == 1  # a row stored before: computed at the build
+        # Text that is not a word must never reach to_tsquery as syntax.
+        for query in ("a:b | !c & (d)", "__init__", "über straße", "'quoted' \\ back", "the and of", "1.2.3"):
             assert isinstance(fulltext.rank(connection, query, 5), list), query
 
 
@@ -69,7 +86,7 @@ def test_a_failed_batch_writes_nothing_on_postgresql(pg_service):
     with pytest.raises(InvalidInput, match="record 2"):
         pg_service.store_many([{"content": ORDERS}, {"content": "bad\x00byte"}])
     assert pg_service.status()["memories"] == 1
-    assert pg_service.repository.bm25("orders", 5) == []
+    assert pg_service.search("orders").hits == ()
 
 
 def test_export_then_import_into_an_empty_postgresql_database_is_lossless(pg_service, postgres_server,

@@ -349,3 +349,20 @@ def test_the_members_a_load_did_not_keep_give_their_pages_back_and_the_kept_ones
     assert kept[5] == -1 and np.array_equal(kept[6:], values[6:] * 2)
     assert all(resident_pages(view.__array_interface__["data"][0], view.nbytes))
     assert np.array_equal(view, values[1:] * 3)
+
+
+def test_a_snapshot_written_under_schema_4_still_loads_and_an_older_one_does_not(service, tmp_path, monkeypatch):
+    """Schema 5 dropped only PostgreSQL's full-text column, which no projection reads: an upgraded store keeps
+    its snapshots (a 1M-memory store's rebuild from the rows is minutes). Any other schema is refused."""
+    from graphmem.store import projection_snapshot
+
+    service.store("Deploy the API with helm upgrade --atomic")
+    for schema, usable in ((4, True), (3, False), (projection_snapshot.SCHEMA_VERSION + 1, False)):
+        with monkeypatch.context() as patched:
+            patched.setattr(projection_snapshot, "SCHEMA_VERSION", schema)  # what save_snapshot writes
+            path, generation = _saved(service, tmp_path)
+        fresh = GraphProjection(service.projection.settings, service.settings.semantic, service.projection.embedder)
+        loaded = load_snapshot(fresh, path, service.engine, generation)
+        assert (loaded == generation) is usable, schema
+        if usable:
+            assert fresh.memory_nodes.keys() == service.projection.memory_nodes.keys()

@@ -149,7 +149,8 @@ def test_a_database_failure_midway_rolls_back_the_whole_insert(service, monkeypa
     with pytest.raises(StorageError, match="nothing was written"):
         service.store_many([{"content": ORDERS}, {"content": "Redis holds the session storage"}])
     assert snapshot(service) == before
-    assert service.repository.bm25("orders", 10) == []
+    if service.engine.dialect.name == "sqlite":  # the store's FTS5 index (a PostgreSQL store keeps none)
+        assert service.repository.bm25("orders", 10) == []
     monkeypatch.undo()
     stored = service.store(ORDERS)  # the store is usable afterwards and the memory is findable
     assert [hit.id for hit in service.search("creating orders").hits][:1] == [stored.id]
@@ -173,7 +174,8 @@ def test_private_blocks_are_never_stored(service, content):
     assert all("secret" not in column.lower() for row in rows for column in row)
     assert not any("secret" in key for key in concepts)
     assert "secret" not in " ".join(result.concepts)
-    assert service.repository.bm25("sk_live_SECRET", 10) == []
+    if service.engine.dialect.name == "sqlite":  # the store's FTS5 index (a PostgreSQL store keeps none)
+        assert service.repository.bm25("sk_live_SECRET", 10) == []
     assert "vault" in rows[0][0]
 
 

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 __all__ = ["HEAD", "stamp_head", "upgrade"]
 
-HEAD = "0004"
+HEAD = "0005"
 SCRIPTS = Path(__file__).resolve().parent
 
 # Alembic's own bookkeeping table, spelled as Alembic creates it, so a new store can be stamped
