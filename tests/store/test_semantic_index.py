@@ -157,3 +157,34 @@ def test_taking_the_shared_component_out_separates_the_topics(table_index: Seman
     centred = table_index.centered_similarity(query, nodes, table_index.mean_vector(nodes))
     assert plain.min() > 0.85  # the shared axis makes every memory look close
     assert int(np.argmax(centred)) == 1 and centred[1] > 0.8 and centred[[0, 2]].max() < 0.1
+
+
+@pytest.mark.parametrize("share", [1.0, 0.3])
+def test_a_scan_keeps_its_scratch_small_and_gives_each_rows_cosine_bit_for_bit(share: float) -> None:
+    """A query's scan converts its rows to float32 a block at a time; the C heap keeps the freed scratch resident,
+    so a block is a few MB (8,192 rows held 8 MB of float32 in every server), and each row's cosine is its own
+    reduction, the same bits whatever the block."""
+    import tracemalloc
+
+    from graphmem.store.semantic_index import _QuantizedRows
+
+    rng = np.random.default_rng(7)
+    count = 20_000
+    table = rng.standard_normal((count, 256)).astype(np.float32)
+    table /= np.linalg.norm(table, axis=1, keepdims=True)
+    memories = _QuantizedRows(256)
+    memories.add(list(range(count)), table)
+    query = table[3] + np.float32(0.2) * table[5]
+    query = (query / np.linalg.norm(query)).astype(np.float32)
+    rows = np.flatnonzero(rng.random(count) < share).astype(np.int32)  # most of the table: read in order
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        cosines = memories.similarity(query, rows)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert peak - 2 * count * 4 < 3 * 2**20  # besides the result (and the in-order path's one per row)
+    whole = np.einsum("ij,j->i", memories.vectors[:count].astype(np.float32), query) * memories.scales[:count]
+    assert np.array_equal(cosines.view(np.uint32), whole[rows].view(np.uint32))
