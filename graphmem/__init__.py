@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from graphmem.malloc_arenas import keep_one_arena
 from graphmem.numpy_extras import defer_before_scipy
 
 defer_before_scipy()  # before any graphmem module imports scipy: numpy's unused extras load only if used
+keep_one_arena()  # before any graphmem module starts a thread: every thread allocates from glibc's main arena
 
 if TYPE_CHECKING:
     from graphmem.service import MemoryService

@@ -351,6 +351,31 @@ def test_the_members_a_load_did_not_keep_give_their_pages_back_and_the_kept_ones
     assert np.array_equal(view, values[1:] * 3)
 
 
+@pytest.mark.skipif(not Path("/proc/self/pagemap").exists(), reason="reads Linux's page map")
+@pytest.mark.parametrize("version", [(1, 0), (2, 0)])
+def test_mapping_a_snapshot_reads_only_its_members_headers(tmp_path, version):
+    """A load maps the members and reads each one's header: a page or two of each, not 128 KiB (32 pages of a
+    member the queries may never read, resident once read)."""
+    import zipfile
+
+    from graphmem.store.projection_snapshot import _mapped
+
+    path = tmp_path / "members.npz"
+    values = np.arange(4096 * 64, dtype=np.int64)  # 2 MiB a member, 512 pages
+    with zipfile.ZipFile(path, "w") as archive:
+        for name in ("first", "second"):
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, values if name == "first" else values * 2, version=version)
+    arrays = _mapped(path)
+    assert np.array_equal(arrays["first"][:10], values[:10]) and arrays["second"][-1] == values[-1] * 2
+    for name in ("first", "second"):
+        pages = resident_pages(arrays[name].__array_interface__["data"][0], arrays[name].nbytes)
+        # The header's page, and whatever neighbours the kernel maps with a fault (fault-around: 16 pages), and
+        # the pages the asserts above read.
+        assert sum(pages) <= 2 * 16 + 2
+        assert sum(pages[16:-16]) == 0
+
+
 def test_a_snapshot_written_under_schema_4_still_loads_and_an_older_one_does_not(service, tmp_path, monkeypatch):
     """Schema 5 dropped only PostgreSQL's full-text column, which no projection reads: an upgraded store keeps
     its snapshots (a 1M-memory store's rebuild from the rows is minutes). Any other schema is refused."""
