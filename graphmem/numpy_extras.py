@@ -13,6 +13,10 @@ can import scipy), puts a finder first on ``sys.meta_path`` that does nothing bu
 numpy.f2py as f2py`` reads that attribute). The first use of an extra (``numpy.testing.assert_equal``, ``from
 numpy.polynomial import Polynomial``, ``import numpy.f2py`` then an attribute) imports it in its stand-in's place.
 ``numpy.ma`` is not deferred: ``np.unique`` reads ``np.ma.is_masked`` on every call.
+
+scipy's import also brings ``numpy.char`` (the clone reads it too) and the standard library's ``pydoc`` (its
+docstring parser, ``scipy._lib._docscrape``, imports it for ``pydoc.getdoc``): both are deferred the same way,
+0.7 MiB with ``concurrent.futures.process`` (docs/benchmarks.md, "A query's scratch and the second arena").
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ import threading
 from collections.abc import Sequence
 from types import ModuleType
 
-__all__ = ["EXTRAS", "defer_before_scipy", "defer_numpy_extras"]
+__all__ = ["EXTRAS", "STANDARD", "defer_before_scipy", "defer_numpy_extras"]
 
-EXTRAS = ("f2py", "testing", "polynomial", "matlib")
+EXTRAS = ("f2py", "testing", "polynomial", "matlib", "char")
+STANDARD = ("pydoc",)  # standard library modules scipy imports and graphmem never uses
 _LOCK = threading.Lock()
 
 
@@ -52,7 +57,8 @@ def defer_before_scipy() -> bool:
 
 
 def defer_numpy_extras() -> list[str]:
-    """Put a stand-in for each extra numpy has not imported yet; the names deferred."""
+    """Put a stand-in for each extra numpy has not imported yet, and for each of :data:`STANDARD` not imported
+    yet; the names deferred."""
     import numpy  # here, not at graphmem's import: `graphmem --help` imports no numpy
 
     from nlp.deferred_modules import DeferredModule  # nlp's package: only when scipy comes
@@ -68,4 +74,8 @@ def defer_numpy_extras() -> list[str]:
             sys.modules[name] = stand_in
             setattr(numpy, extra, stand_in)
             deferred.append(name)
+        for name in STANDARD:
+            if name not in sys.modules:
+                sys.modules[name] = DeferredModule(name, f"{name}, imported on first use (graphmem/numpy_extras.py)")
+                deferred.append(name)
     return deferred

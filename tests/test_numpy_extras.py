@@ -9,8 +9,9 @@ import sys
 
 from graphmem.numpy_extras import EXTRAS
 
-# Imported for real (not a stand-in): the extras, and charset_normalizer (numpy.f2py imports it).
-REAL = "[n for n in ('numpy.f2py', 'numpy.testing', 'numpy.polynomial', 'numpy.matlib', 'charset_normalizer') " \
+# Imported for real (not a stand-in): the extras, pydoc, charset_normalizer (numpy.f2py imports it), the process pool.
+REAL = "[n for n in ('numpy.f2py', 'numpy.testing', 'numpy.polynomial', 'numpy.matlib', 'numpy.char', 'pydoc', " \
+       "'charset_normalizer', 'concurrent.futures.process') " \
        "if n in sys.modules and type(sys.modules[n]).__name__ != 'DeferredModule']"
 
 
@@ -41,12 +42,15 @@ def test_numpys_extras_still_work_once_used():
         "import numpy.testing.overrides as overrides\n"  # a submodule: through the real package
         "import numpy.f2py as f2py\n"
         "value = float(numpy.polynomial.Polynomial([1, 2])(3))\n"
+        "import pydoc\n"
+        "documented = pydoc.getdoc(numpy.char.upper).startswith('Return an array')\n"
         "print(json.dumps([deferred, numpy.ma.masked is numpy.ma.core.masked, overrides.__name__,"
         " callable(f2py.run_main), numpy.f2py is sys.modules['numpy.f2py'], value, numpy.matlib.ones(2).shape,"
+        " documented,"
         f" {REAL}]))")
     assert answers == [sorted(f"numpy.{extra}" for extra in EXTRAS), True, "numpy.testing.overrides", True, True,
-                       7.0, [1, 2], ["numpy.f2py", "numpy.testing", "numpy.polynomial", "numpy.matlib",
-                                     "charset_normalizer"]]
+                       7.0, [1, 2], True, ["numpy.f2py", "numpy.testing", "numpy.polynomial", "numpy.matlib",
+                                           "numpy.char", "pydoc", "charset_normalizer"]]
 
 
 def test_nothing_is_deferred_once_scipy_is_imported():
