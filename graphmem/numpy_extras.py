@@ -15,8 +15,9 @@ numpy.polynomial import Polynomial``, ``import numpy.f2py`` then an attribute) i
 ``numpy.ma`` is not deferred: ``np.unique`` reads ``np.ma.is_masked`` on every call.
 
 scipy's import also brings ``numpy.char`` (the clone reads it too) and the standard library's ``pydoc`` (its
-docstring parser, ``scipy._lib._docscrape``, imports it for ``pydoc.getdoc``): both are deferred the same way,
-0.7 MiB with ``concurrent.futures.process`` (docs/benchmarks.md, "A query's scratch and the second arena").
+docstring parser, ``scipy._lib._docscrape``, imports it for ``pydoc.getdoc``): both are deferred the same way;
+with the bulk import's process pool, 2 MiB of the partitioned server (docs/benchmarks.md, "A query's scratch, one
+malloc arena").
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ _WORD_KINDS = frozenset({"term", "entity"})
 _SCORE_BLOCK = 8192  # memory rows converted at a time by a load and by a mean (a mean's sums keep this grouping)
 # Memory rows a query's scan converts to float32 at a time: 2 MB of scratch (and 0.5 MB of gathered int8 rows). The
 # scratch is freed to the C heap, which keeps it resident: 8,192 rows held 8 MB more in every server after its
-# first scan of a large scope (docs/benchmarks.md, "The scan's scratch"). Each row's cosine is its own einsum
+# first scan of a large scope (docs/benchmarks.md, "A query's scratch"). Each row's cosine is its own einsum
 # reduction, so the block size changes no bit; 2,048 rows scan 1M as fast as 8,192, 1,024 about 20 % slower.
 _SCAN_BLOCK = 2048
 
