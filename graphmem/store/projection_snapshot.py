@@ -202,8 +202,8 @@ def _mapped(path: Path) -> dict[str, np.ndarray]:
 def _npy_header_size(mapped: mmap.mmap, start: int, size: int) -> int:
     """The bytes of the ``.npy`` header at ``start``: its magic, its length field and the header itself. Only
     those are read (a slice of a mapping reads its pages): a 128 KiB slice of every member made 0.2 MiB of each
-    member of a project's snapshot resident at its load, members its queries never read (the compact forms' text:
-    0.19 of its 0.87 MiB, the whole of it resident at the end)."""
+    member of a project's snapshot resident at its load, members its queries never read among them (the compact
+    forms' text: 0.19 of its 0.87 MiB, all from that slice and still resident after the queries)."""
     prefix = mapped[start:start + min(size, 12)]
     if len(prefix) < 10:
         return len(prefix)  # not an .npy member: read_magic refuses it

@@ -3,8 +3,9 @@
 Drafting (spaCy tokenizer, graphmem's rules, salience, hashing) and writing (SQLite, the graph
 projection) each take about half of a bulk import; on a 2-core machine overlapping them is worth
 ~1.5x. Small imports draft in-process: a worker costs a process start and a pipeline load, which
-only pays off over thousands of observations. ``multiprocessing`` and the process pool are imported when a
-worker starts: a server that never imports in bulk does not hold them (issue 26: 0.5 MiB of every server).
+only pays off over thousands of observations. The process pool (``concurrent.futures.process``) is imported
+when a worker starts: a server that never imports in bulk does not hold it (issue 26; ``multiprocessing`` itself
+comes with spaCy's ``wasabi``).
 """
 
 from __future__ import annotations
