@@ -14,14 +14,16 @@ import os
 import signal
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 
 from graphmem.service.memories.drafts import Observation, build_drafts
 from graphmem.store.drafts import MemoryDraft
 from nlp import ConceptExtractor
 
-__all__ = ["PARALLEL_THRESHOLD", "drafted_batches"]
+__all__ = ["PARALLEL_THRESHOLD", "Drafting", "drafting"]
 
 PARALLEL_THRESHOLD = 4096  # observations; below this a worker's start-up costs more than it saves
 
@@ -58,18 +60,46 @@ def _draft(observations: Sequence[Observation]) -> list[MemoryDraft]:
     return build_drafts(_worker_extractor, observations)
 
 
-def drafted_batches(extractor: ConceptExtractor, model: str, batches: Sequence[Sequence[Observation]],
-                    workers: int) -> Iterator[list[MemoryDraft]]:
-    """Yield each batch's drafts in order, computed ahead by ``workers`` processes when worth it."""
-    total = sum(len(batch) for batch in batches)
+class Drafting:
+    """The drafts of a bulk import's batches, in the order they were handed in (:func:`drafting`).
+
+    :meth:`ahead` hands a batch over as soon as it is validated: with a worker, it begins drafting it at once,
+    while this process validates the next ones (the worker starts on the first batch, so its start-up runs
+    beside the validation too); in-process, the batch waits for :meth:`drafts`. :meth:`drafts` yields each
+    batch's drafts in order."""
+
+    def __init__(self, extractor: ConceptExtractor, pool: ProcessPoolExecutor | None) -> None:
+        self._extractor = extractor
+        self._pool = pool
+        self._pending: deque[Sequence[Observation] | Future[list[MemoryDraft]]] = deque()
+
+    def ahead(self, batch: Sequence[Observation]) -> None:
+        self._pending.append(self._pool.submit(_draft, batch) if self._pool is not None else batch)
+
+    def drafts(self) -> Iterator[list[MemoryDraft]]:
+        while self._pending:
+            item = self._pending.popleft()
+            yield item.result() if isinstance(item, Future) else build_drafts(self._extractor, item)
+
+
+@contextmanager
+def drafting(extractor: ConceptExtractor, model: str, total: int, workers: int) -> Iterator[Drafting]:
+    """A :class:`Drafting` for an import of ``total`` observations, through ``workers`` processes when worth it.
+
+    When the block raises (a bad record found while batches are being drafted), the drafts not begun are
+    cancelled and the worker is let go without waiting for it: nothing has been written, and the caller's
+    error is not held up by a draft it will never read."""
     if workers <= 0 or total < PARALLEL_THRESHOLD:
-        for batch in batches:
-            yield build_drafts(extractor, batch)
+        yield Drafting(extractor, None)
         return
     # fork is cheap and shares the loaded code; with other threads running (the MCP server) only
     # spawn is safe.
     method = "fork" if threading.active_count() == 1 else "spawn"
-    context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
-                             initargs=(model, os.getpid())) as pool:
-        yield from pool.map(_draft, batches)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                               initializer=_start_worker, initargs=(model, os.getpid()))
+    try:
+        yield Drafting(extractor, pool)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
