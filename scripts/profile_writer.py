@@ -17,6 +17,7 @@ the top of a cProfile of the write loop. On PostgreSQL the server's CPU is not i
 from __future__ import annotations
 
 import argparse
+import os
 import cProfile
 import gc
 import pstats
@@ -189,7 +190,7 @@ def _bulk(args: argparse.Namespace) -> None:
               f"{(write_wall - named_wall) / n * 1e3:6.3f} ms wall")
         _print_gc(totals, n)
         if profiler:
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+            pstats.Stats(profiler).sort_stats(os.environ.get("PROFILE_SORT", "tottime")).print_stats(int(os.environ.get("PROFILE_ROWS", "25")))
         service.uow.close()
 
 
