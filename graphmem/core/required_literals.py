@@ -80,7 +80,8 @@ class LiteralScreen:
     ones in the text folded once), instead of once per pattern through :func:`may_match`'s loop; a pattern
     may match when each of its needle sets has a string in the text: the same answer, pattern by pattern.
 
-    >>> screen = LiteralScreen([required_literals(re.compile(p)) for p in (r"\\bsk-[a-z]+", r"(?i)token=\\w+", r"\\d+")])
+    >>> patterns = (r"\\bsk-[a-z]+", r"(?i)token=\\w+", r"\\d+")
+    >>> screen = LiteralScreen([required_literals(re.compile(pattern)) for pattern in patterns])
     >>> screen.candidates("TOKEN=abc and sk-live")
     [0, 1, 2]
     >>> screen.candidates("nothing here")

@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from datetime import datetime
 
 from graphmem.service.memories.drafts import Observation, build_drafts
 from graphmem.store.drafts import MemoryDraft
@@ -55,9 +56,15 @@ def _die_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="graphmem-parent-watch", daemon=True).start()
 
 
-def _draft(observations: Sequence[Observation]) -> list[MemoryDraft]:
+# What a worker settles for one observation (the draft's fields but the observation, which the importer holds):
+# pickling whole drafts sent every observation back, 0.013 ms a draft in the worker and 0.015 in the importer.
+Settled = tuple[str, datetime, datetime, str, tuple[tuple[str, str, float, int], ...], tuple[tuple[str, str, int], ...]]
+
+
+def _draft(observations: Sequence[Observation]) -> list[Settled]:
     assert _worker_extractor is not None
-    return build_drafts(_worker_extractor, observations)
+    return [(draft.id, draft.created_at, draft.valid_from, draft.content_hash, draft.mentions, draft.cooccurrences)
+            for draft in build_drafts(_worker_extractor, observations)]
 
 
 class Drafting:
@@ -71,15 +78,19 @@ class Drafting:
     def __init__(self, extractor: ConceptExtractor, pool: ProcessPoolExecutor | None) -> None:
         self._extractor = extractor
         self._pool = pool
-        self._pending: deque[Sequence[Observation] | Future[list[MemoryDraft]]] = deque()
+        self._pending: deque[tuple[Sequence[Observation], Future[list[Settled]] | None]] = deque()
 
     def ahead(self, batch: Sequence[Observation]) -> None:
-        self._pending.append(self._pool.submit(_draft, batch) if self._pool is not None else batch)
+        self._pending.append((batch, self._pool.submit(_draft, batch) if self._pool is not None else None))
 
     def drafts(self) -> Iterator[list[MemoryDraft]]:
         while self._pending:
-            item = self._pending.popleft()
-            yield item.result() if isinstance(item, Future) else build_drafts(self._extractor, item)
+            batch, settled = self._pending.popleft()
+            if settled is None:
+                yield build_drafts(self._extractor, batch)
+            else:
+                yield [MemoryDraft(observation, *fields)
+                       for observation, fields in zip(batch, settled.result(), strict=True)]
 
 
 @contextmanager
