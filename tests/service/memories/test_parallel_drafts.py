@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import text
 
 from graphmem import MemoryService, Settings
 from graphmem.errors import InvalidInput
@@ -20,8 +21,21 @@ def _stored(new_store, extractor, workers: int) -> tuple[list[tuple[bool, tuple[
     counts = service.repository.counts()
     outcome = [(r.duplicate, r.concepts) for r in results]
     hits = [h.content for h in service.search("webhook 429 sync_3", limit=5).hits]
+    with service.uow.engine.connect() as connection:  # the rows themselves, by content and key (not seq or id)
+        rows = {name: [tuple(row) for row in connection.execute(text(sql))] for name, sql in _ROWS.items()}
     service.close()
-    return outcome, {"counts": counts, "hits": hits}
+    return outcome, {"counts": counts, "hits": hits, "rows": rows}
+
+
+_ROWS = {
+    "memory": "SELECT content, content_hash, kind, project, concept_count, session_id IS NULL FROM memory "
+              "ORDER BY content, project",
+    "concept": "SELECT key, kind, df FROM concept ORDER BY key",
+    "mention": "SELECT m.content, m.project, c.key, n.weight, n.count FROM mention n JOIN memory m ON m.seq = "
+               "n.memory_seq JOIN concept c ON c.seq = n.concept_seq ORDER BY 1, 2, 3",
+    "concept_edge": "SELECT a.key, b.key, e.count FROM concept_edge e JOIN concept a ON a.seq = e.a_seq "
+                    "JOIN concept b ON b.seq = e.b_seq ORDER BY 1, 2",
+}
 
 
 def test_a_worker_drafted_import_equals_an_in_process_one(new_store, extractor, monkeypatch: pytest.MonkeyPatch):
@@ -29,6 +43,7 @@ def test_a_worker_drafted_import_equals_an_in_process_one(new_store, extractor, 
     in_process = _stored(new_store, extractor, workers=0)
     with_worker = _stored(new_store, extractor, workers=1)
     assert with_worker == in_process
+    assert all(in_process[1]["rows"].values())  # every table compared holds rows
     assert in_process[0][-1][0] is True  # the repeated record is a duplicate either way
 
 
