@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["Needles", "fold", "may_match", "required_literals"]
+__all__ = ["LiteralScreen", "Needles", "fold", "may_match", "required_literals"]
 
 # The stdlib's own parser, the one re.compile reads (typeshed has no stub for it; the sre_parse alias is deprecated).
 _parser: Any = importlib.import_module("re._parser")
@@ -71,6 +71,55 @@ def may_match(needles: Sequence[Needles], text: str, folded: str | None = None) 
         if not any(string in haystack for string in strings):
             return False
     return True
+
+
+class LiteralScreen:
+    """:func:`may_match` for many patterns at once: which of them may match a text.
+
+    A text is searched once for every needle string of every pattern (each string once, the case-insensitive
+    ones in the text folded once), instead of once per pattern through :func:`may_match`'s loop; a pattern
+    may match when each of its needle sets has a string in the text: the same answer, pattern by pattern.
+
+    >>> patterns = (r"\\bsk-[a-z]+", r"(?i)token=\\w+", r"\\d+")
+    >>> screen = LiteralScreen([required_literals(re.compile(pattern)) for pattern in patterns])
+    >>> screen.candidates("TOKEN=abc and sk-live")
+    [0, 1, 2]
+    >>> screen.candidates("nothing here")
+    [2]
+    """
+
+    def __init__(self, patterns: Sequence[Sequence[Needles]]) -> None:
+        cased: dict[str, set[int]] = {}
+        folded: dict[str, set[int]] = {}
+        needs: list[frozenset[int]] = []
+        number = 0
+        for needles in patterns:
+            ids = []
+            for strings, ignorecase in needles:
+                for string in strings:
+                    (folded if ignorecase else cased).setdefault(string, set()).add(number)
+                ids.append(number)
+                number += 1
+            needs.append(frozenset(ids))
+        self._cased = tuple((string, frozenset(ids)) for string, ids in cased.items())
+        self._folded = tuple((string, frozenset(ids)) for string, ids in folded.items())
+        self._needs = tuple(needs)
+        self._always = [index for index, ids in enumerate(needs) if not ids]
+
+    def candidates(self, text: str) -> list[int]:
+        """The indexes of the patterns that may match ``text`` (:func:`may_match` true), in order."""
+        satisfied: set[int] = set()
+        for string, ids in self._cased:
+            if string in text:
+                satisfied |= ids
+        if self._folded:
+            folded = fold(text)
+            for string, ids in self._folded:
+                if string in folded:
+                    satisfied |= ids
+        if not satisfied:
+            return list(self._always)
+        return [index for index, ids in enumerate(self._needs) if ids <= satisfied]
 
 
 def _sequence(items: list[tuple[Any, Any]], ignorecase: bool) -> list[Needles]:

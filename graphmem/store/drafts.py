@@ -8,7 +8,6 @@ memory starts with), so a new memory field is a field of the observation and one
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -31,6 +30,7 @@ class MemoryDraft:
     content_hash: str
     mentions: tuple[tuple[str, str, float, int], ...]
     cooccurrences: tuple[tuple[str, str, int], ...]
+    attached_session: str | None = None  # the live session a draft that named none was attached to
 
     @property
     def project(self) -> str | None:
@@ -43,11 +43,13 @@ class MemoryDraft:
 
     @property
     def session_id(self) -> str | None:
-        return self.observation.session_id
+        return self.attached_session if self.attached_session is not None else self.observation.session_id
 
     def in_session(self, session_id: str) -> MemoryDraft:
-        """The same draft, attached to ``session_id``."""
-        return dataclasses.replace(self, observation=dataclasses.replace(self.observation, session_id=session_id))
+        """The same draft, attached to ``session_id`` (the observation is shared, not copied: two
+        ``dataclasses.replace`` of it per row were 6 % of a bulk import's writer CPU)."""
+        return MemoryDraft(self.observation, self.id, self.created_at, self.valid_from, self.content_hash,
+                           self.mentions, self.cooccurrences, session_id)
 
 
 def memory_row(draft: MemoryDraft) -> dict[str, Any]:
@@ -60,7 +62,7 @@ def memory_row(draft: MemoryDraft) -> dict[str, Any]:
         "kind": observation.kind, "project": observation.project, "project_key": draft.project_key,
         "topic_key": observation.topic_key, "tags": list(observation.tags), "entities": list(observation.entities),
         "source": observation.source, "context": observation.context, "meta": dict(observation.meta),
-        "session_id": observation.session_id, "created_at": created, "last_used_at": created, "use_count": 0,
+        "session_id": draft.session_id, "created_at": created, "last_used_at": created, "use_count": 0,
         "strength": 1.0, "status": "active", "valid_from": to_ms(draft.valid_from), "valid_to": None,
         "superseded_by": None, "review_after": to_ms(review_after) if review_after else None,
         "parent_id": observation.parent_id, "outcome": observation.outcome, "task_type": observation.task_type,

@@ -314,11 +314,13 @@ def _insert_mentions(session: Session, drafts: Sequence[MemoryDraft], seq_of: di
 
 def _add_cooccurrences(session: Session, drafts: Sequence[MemoryDraft],
                        concepts: dict[str, ConceptRecord], batch: StoredBatch, counts_back: bool) -> None:
+    seq_of = {key: record.seq for key, record in concepts.items()}
     increments: dict[tuple[int, int], int] = {}
     for draft in drafts:
         for key_a, key_b, count in draft.cooccurrences:
-            a, b = sorted((concepts[key_a].seq, concepts[key_b].seq))
-            increments[(a, b)] = increments.get((a, b), 0) + count
+            a, b = seq_of[key_a], seq_of[key_b]
+            pair = (a, b) if a < b else (b, a)
+            increments[pair] = increments.get(pair, 0) + count
     if not counts_back:
         bulk.run(session.connection(), bulk.EDGE_INCREMENT, [(a, b, n) for (a, b), n in increments.items()])
         return

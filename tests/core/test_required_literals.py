@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.core import redaction
-from graphmem.core.required_literals import fold, may_match, required_literals
+from graphmem.core.required_literals import LiteralScreen, fold, may_match, required_literals
 from graphmem.core.secret_shapes import PUBLIC_MATERIAL, RULES
 
 DATA = Path(__file__).parents[1] / "data"
@@ -96,6 +96,36 @@ _SECRETISH = st.sampled_from(["password", "PassWord", "api_key", "sk-ant-", "ghp
 def test_redaction_is_unchanged_on_random_text(parts):
     _same_as_every_rule(" ".join(parts))
     _same_as_every_rule("".join(parts))
+
+
+SCREEN = LiteralScreen([needles for _, needles in CHECKED])
+
+
+def _screened_as_each_rule_is(text: str) -> None:
+    assert SCREEN.candidates(text) == [index for index, (_, needles) in enumerate(CHECKED) if may_match(needles, text)]
+
+
+def test_the_screen_picks_the_rules_each_rule_s_own_check_picks_on_the_corpora():
+    """redact screens every rule at once (LiteralScreen): the same rules as asking each in turn, on every corpus
+    text in its case variants and inside prose."""
+    for text in CORPUS_TEXTS:
+        for variant in (text, text.upper(), text.lower(), f"Notes from the call. {text} Then lunch.", ""):
+            _screened_as_each_rule_is(variant)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=12), _SECRETISH), max_size=12))
+def test_the_screen_picks_the_rules_each_rule_s_own_check_picks_on_random_text(parts):
+    _screened_as_each_rule_is(" ".join(parts))
+    _screened_as_each_rule_is("".join(parts))
+
+
+def test_a_screen_runs_a_pattern_without_literals_on_every_text():
+    screen = LiteralScreen([((frozenset({"ab"}), False),), (), ((frozenset({"x"}), True), (frozenset({"y"}), False))])
+    assert screen.candidates("nothing") == [1]
+    assert screen.candidates("ab X") == [0, 1]
+    assert screen.candidates("X y") == [1, 2]
+    assert screen.candidates("x Y") == [1]
 
 
 def test_case_insensitive_literals_are_folded_as_re_compares_characters():

@@ -20,7 +20,7 @@ from graphmem.core.time import from_ms
 from graphmem.errors import InvalidInput
 from graphmem.service.clock import Clock
 from graphmem.service.memories.drafts import Observation, build_drafts, validate_observation
-from graphmem.service.memories.parallel_drafts import drafted_batches
+from graphmem.service.memories.parallel_drafts import drafting
 from graphmem.service.memories.results import StoreResult
 from graphmem.service.memories.session_attach import ReservedSessions, adopt_sessions, attach_sessions
 from graphmem.service.memories.topic_upsert import upsert_topic_keys
@@ -53,15 +53,22 @@ class MemoryWrites:
 
     def store_many(self, records: Iterable[Mapping[str, Any]], *, batch_size: int = IMPORT_BATCH,
                    on_progress: Progress | None = None) -> list[StoreResult]:
-        """Validate every record first (nothing is written if one is bad), then insert in batches."""
-        observations = [_validated(self.uow, number, record) for number, record in enumerate(records, start=1)]
-        results: list[StoreResult] = []
-        batches = [observations[start : start + batch_size] for start in range(0, len(observations), batch_size)]
+        """Validate every record first (nothing is written if one is bad), then insert in batches.
+
+        Each batch is handed to the drafting worker as soon as it is validated, so the worker starts and
+        drafts while the rest is validated; the writes begin only once every record is."""
+        records = records if isinstance(records, Sequence) else list(records)
         settings = self.uow.settings
-        with _collections_skip_what_is_stored(), sparse_checkpoints(self.uow.engine):
-            drafted = drafted_batches(self.uow.extractor, settings.nlp_model, batches, settings.import_workers)
-            for batch, drafts in zip(batches, drafted, strict=True):
-                results.extend(self.insert(batch, drafts))
+        results: list[StoreResult] = []
+        with (_collections_skip_what_is_stored(), sparse_checkpoints(self.uow.engine),
+              drafting(self.uow.extractor, settings.nlp_model, len(records), settings.import_workers) as drafts):
+            batches: list[list[Observation]] = []
+            for start in range(0, len(records), batch_size):
+                batches.append([_validated(self.uow, number, record) for number, record
+                                in enumerate(records[start : start + batch_size], start=start + 1)])
+                drafts.ahead(batches[-1])
+            for batch, drafted in zip(batches, drafts.drafts(), strict=True):
+                results.extend(self.insert(batch, drafted))
                 if on_progress:
                     on_progress(len(results))
         return results
