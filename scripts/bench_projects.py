@@ -225,12 +225,14 @@ def _scoped_service(db: str, projects: tuple[str, ...], timings: dict[str, float
     from graphmem.store.project_scope import load_projects
 
     class ScopedUnitOfWork(unit_of_work.UnitOfWork):
-        def _open_projection(self) -> int:
+        # Overrides the load, not ``_open_projection``: that one reads ``self.projection``, whose property opens
+        # the projection when there is none yet (it recursed without end).
+        def _load(self, projection: Any) -> int:
             for project in projects:
-                single = type(self.projection)(self.settings.activation, self.settings.semantic,
-                                               self.projection.embedder)
+                single = type(projection)(self.settings.activation, self.settings.semantic, projection.embedder)
                 timings[project], _ = _timed(lambda p=project, s=single: load_projects(s, self.engine, [p]))
-            timings["all_served"], generation = _timed(lambda: load_projects(self.projection, self.engine, projects))
+            timings["all_served"], generation = _timed(lambda: load_projects(projection, self.engine, projects))
+            self._loaded_from = "rows"
             return int(generation)
 
     memory_service.UnitOfWork = ScopedUnitOfWork  # type: ignore[misc]  # this process only

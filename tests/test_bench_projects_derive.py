@@ -4,6 +4,7 @@ full-text scope with it, one session per project, a duplicate in its new project
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import sys
 from pathlib import Path
@@ -62,5 +63,27 @@ def test_a_derived_store_holds_each_memory_in_the_project_the_bench_would_have_w
     try:
         hits = service.search(rows[0][0], project=rows[0][1]).hits
         assert hits and all(service.open([hit.id]).memories[0].project == rows[0][1] for hit in hits)
+    finally:
+        service.close()
+
+
+def test_the_scoped_mode_serves_only_the_served_projects_each_load_timed(tmp_path, monkeypatch):
+    """``bench_projects`` without ``--pool`` measures a server projecting only the five served projects; its unit
+    of work once recursed without end on opening (its load read the very property that opens the projection)."""
+    from graphmem.service import memory_service
+
+    db = tmp_path / "projects.db"
+    bench_projects.build(db, RECORDS, PROJECTS)
+    monkeypatch.setattr(memory_service, "UnitOfWork", memory_service.UnitOfWork)  # the mode patches it: undone after
+    timings: dict[str, float] = {}
+    service = bench_projects._scoped_service(str(db), bench_projects.SERVED, timings)
+    try:
+        served = sum(1 for index in range(RECORDS) if bench_projects._project(index, PROJECTS) in bench_projects.SERVED)
+        assert service.projection.memory_count == served
+        assert set(timings) == {*bench_projects.SERVED, "all_served"}
+        project = bench_projects.SERVED[0]
+        query = json.loads(Path(f"{db}.queries.json").read_text(encoding="utf-8"))[project][0]
+        assert service.search(query, project=project).hits
+        assert not service.search(query, project=bench_projects.COLD).hits  # not projected here
     finally:
         service.close()
