@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import BindParameter, bindparam, case, inspect, text, update
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
 from graphmem.core.values import Memory, Relation
@@ -108,7 +109,47 @@ def create_session(session: Session, record: SessionRecord) -> SessionRecord:
 
 
 def extend_session(session: Session, session_id: str, first_ms: int, last_ms: int) -> bool:
-    """Widen a session's span to cover ``first_ms``..``last_ms``; False when no such session exists."""
+    """Widen a session's span to cover ``first_ms``..``last_ms``; False when no such session exists.
+
+    One ``UPDATE`` that widens the row where it must (the store hot path: every store of an MCP connection names
+    the connection's session, and the ORM's load, flush and update of its row were about 0.7 ms of such a
+    store's CPU at 600 memories, docs/benchmarks.md issue 22), then a lookup only when nothing needed widening.
+    Through the ORM when this transaction already holds the row as an object (added or loaded), which stays
+    the one account of its fields until it is flushed."""
+    if _held(session, session_id):
+        return _extend_held(session, session_id, first_ms, last_ms)
+    connection = session.connection()
+    parameters = {"session_id": session_id, "first_ms": first_ms, "last_ms": last_ms}
+    if connection.execute(_widen(), parameters).first() is not None:
+        return True
+    return connection.execute(_exists(), parameters).first() is not None
+
+
+def _held(session: Session, session_id: str) -> bool:
+    return (identity_key(SessionRow, session_id) in session.identity_map
+            or any(isinstance(obj, SessionRow) and obj.id == session_id for obj in session.new))
+
+
+@functools.cache
+def _widen() -> Any:
+    table = SessionRow.__table__
+    first: BindParameter[int] = bindparam("first_ms")
+    last: BindParameter[int] = bindparam("last_ms")
+    return (update(table)
+            .where(table.c.id == bindparam("session_id"),
+                   (table.c.started_at > first) | (table.c.last_activity_at < last))
+            .values(started_at=case((table.c.started_at > first, first), else_=table.c.started_at),
+                    last_activity_at=case((table.c.last_activity_at < last, last), else_=table.c.last_activity_at))
+            .returning(table.c.id))
+
+
+@functools.cache
+def _exists() -> Any:
+    table = SessionRow.__table__
+    return select(table.c.id).where(table.c.id == bindparam("session_id"))
+
+
+def _extend_held(session: Session, session_id: str, first_ms: int, last_ms: int) -> bool:
     row = session.get(SessionRow, session_id)
     if row is None:
         return False
