@@ -4,15 +4,17 @@
     python -P scripts/same_store.py --memories 2000 --trees /tmp/base . --json same.json
 
 Each tree, on ``PYTHONPATH`` in a process of its own, stores ``bench_mcp.passages(N)`` into a fresh SQLite store,
-one ``MemoryService.store`` call each: every 7th in project ``p1``, every 5th with tags and entities, every 11th
-with a secret that is redacted, and every 50th stored twice (a duplicate). The first half is followed into the
+one ``MemoryService.store`` call each: every 7th in project ``p1``, every 5th with tags and entities, every 3rd in a
+named session (as an MCP connection's stores are), every 11th with a secret that is redacted, and every 50th stored
+twice (a duplicate). The first half is followed into the
 projection after each store (an idle server's pattern), the second half back to back (the queue is applied whole,
 by the write that overfills it or by a read), with a search after every 97th store. Then 200 searches, each
 without a filter and in ``p1``.
 
 The rows are hashed table by table, generated ids and times left out (a memory by its ``seq``, its session by the
-order the sessions started): ``memory``, ``concept``, ``mention``, ``concept_edge``, ``session``; and the searches'
-hits (each hit's ``seq``, content and exact score, ``repr``). Exit status 1 when the trees differ.
+order the sessions started; a session's span as whether it covers its memories' times): ``memory``, ``concept``,
+``mention``, ``concept_edge``, ``session``; and the searches' hits (each hit's ``seq``, content and exact score,
+``repr``). Exit status 1 when the trees differ.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ def measure(memories: int) -> dict[str, Any]:
                 fields["project"] = "p1"
             if number % 5 == 0:
                 fields["tags"], fields["entities"] = [f"t{number % 3}"], [f"Entity {number % 4}"]
+            if number % 3 == 0:
+                fields["session_id"] = "ses_connection"  # as an MCP connection names its session on every store
             if number % 11 == 0:
                 content += " The key is sk-ant-api03-" + "a1B2c3D4" * 6 + " ok."
             service.store(content, **fields)
@@ -84,8 +88,11 @@ def measure(memories: int) -> dict[str, Any]:
                 "concept": _digest(rows("SELECT * FROM concept ORDER BY seq")),
                 "mention": _digest(rows("SELECT * FROM mention ORDER BY memory_seq, concept_seq")),
                 "concept_edge": _digest(rows("SELECT * FROM concept_edge ORDER BY a_seq, b_seq")),
-                "session": _digest(rows("SELECT project, client, ended_at IS NULL, timeout_s FROM session "
-                                        "ORDER BY started_at, id")),
+                # a session's span against its memories' times (the times themselves are the clock's)
+                "session": _digest(rows(
+                    "SELECT s.project, s.client, s.ended_at IS NULL, s.timeout_s, s.started_at = min(m.created_at), "
+                    "s.last_activity_at >= max(m.created_at), count(m.seq) FROM session s "
+                    "LEFT JOIN memory m ON m.session_id = s.id GROUP BY s.id ORDER BY s.started_at, s.id")),
                 "rows": {table: rows(f"SELECT count(*) FROM {table}")[0][0]
                          for table in ("memory", "concept", "mention", "concept_edge", "session")},
                 "searches": _digest(hits),
