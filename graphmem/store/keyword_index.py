@@ -159,12 +159,25 @@ class KeywordIndex:
         width = max(len(self.vocabulary), 1)
         pairs, counts = np.unique(position * width + terms, return_counts=True)
         term_ids = pairs % width
-        self._df[: len(self.vocabulary)] += np.bincount(term_ids, minlength=len(self.vocabulary)).astype(np.int32)
+        self._count_documents(term_ids, single=len(nodes) == 1)
         self._pending.append((term_ids.astype(np.int32), node_array[pairs // width].astype(np.int32),
                               np.minimum(counts, _TF_MAX).astype(np.uint16)))
         self._pending_size += int(pairs.size)
         if self._pending_size > max(_PENDING_MERGE, self._docs.size // 4):
             self.merge()
+
+    def _count_documents(self, term_ids: np.ndarray, *, single: bool) -> None:
+        """Add one to each term's document frequency per document it was added for (``term_ids``: one entry per
+        (document, term) pair). A ``bincount`` over the whole vocabulary cost every store O(vocabulary): 10 µs at
+        15k terms, 1.6 ms at 1M; one document's terms are distinct, and a few documents' are counted by sorting."""
+        size = len(self.vocabulary)
+        if single:
+            self._df[term_ids] += 1
+        elif term_ids.size * 8 < size:
+            terms, counts = np.unique(term_ids, return_counts=True)
+            self._df[terms] += counts.astype(np.int32)
+        else:
+            self._df[:size] += np.bincount(term_ids, minlength=size).astype(np.int32)
 
     def _term_ids(self, tokens: list[str], cache: dict[str, str] | None = None) -> dict[str, int]:
         stems = _stems(tokens, cache)

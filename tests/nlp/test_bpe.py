@@ -103,6 +103,31 @@ def test_a_word_tokenized_again_comes_from_its_cache_the_same(tokenizers):
     assert compact.ids(text) == first == rust.encode(text, add_special_tokens=False).ids
 
 
+def test_caches_that_fill_and_empty_give_the_same_ids(tokenizers, monkeypatch):
+    """The word cache's two generations and the bounded pair cache: tokenizing through many emptyings (tiny
+    bounds) gives the Rust tokenizer's ids, a word in use survives its generation's turn, and the pair cache
+    never holds more than its bound."""
+    from nlp import bpe
+
+    path_compact, rust = tokenizers
+    compact = CompactBPE(path_compact._pieces, path_compact._bytes, path_compact._keys, path_compact._values,
+                         path_compact._specials)
+    monkeypatch.setattr(bpe, "_CACHED_WORDS", 8)
+    monkeypatch.setattr(bpe, "_CACHED_PAIRS", 16)
+    generator = random.Random(7)
+    words = ["deploy", "rollback", "Ontario", "naïve", "東京", "payments", "timed", "out", "webhook", "x1"]
+    for _ in range(300):
+        text = " ".join(generator.choice(words) + generator.choice(["", "s", "ed", "ing"]) for _ in range(5))
+        assert compact.ids(text) == rust.encode(text, add_special_tokens=False).ids
+        assert len(compact._pairs) <= 16
+        assert len(compact._cache) <= 8 and len(compact._older) <= 8
+    compact.ids("deploy")
+    for word in ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota"):
+        compact.ids(word)
+        compact.ids("deploy")  # in use: moved back into the newer generation before its own is dropped
+    assert "\u2581deploy" in compact._cache or "\u2581deploy" in compact._older
+
+
 def test_a_file_of_another_shape_is_refused(path, tmp_path):
     config = json.loads(path.read_text(encoding="utf-8"))
     config["pre_tokenizer"] = {"type": "Whitespace"}

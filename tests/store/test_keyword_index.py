@@ -214,3 +214,21 @@ def test_a_filter_given_as_its_nodes_ranks_as_its_mask():
         nodes = np.flatnonzero(mask)
         for words in _queries(8, 40):
             assert index.rank(words, 10, mask, nodes) == index.rank(words, 10, mask), words
+
+
+@pytest.mark.parametrize("batch", [1, 3, 40, 0])
+def test_document_frequencies_count_each_document_once_however_the_texts_are_added(batch):
+    """One text at a time (a single store's follow), a few, or many at once (a bulk follow, a load): each term's
+    document frequency is the number of texts it appears in, and the ranking is the same."""
+    texts = _corpus(11, 300)
+    index = _index(texts, batch)
+    expected = {}
+    for text in texts:
+        for term in set(index_terms(text)):
+            expected[term] = expected.get(term, 0) + 1
+    vocabulary = index.vocabulary
+    assert {term: int(index._df[vocabulary[term]]) for term in expected} == expected
+    assert int(index._df[len(vocabulary):].sum()) == 0
+    whole = _index(texts)
+    for query in _queries(12, 30):
+        assert index.rank(query, 10) == whole.rank(query, 10)
