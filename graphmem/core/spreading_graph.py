@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from graphmem.core.capacity import grown
 
-__all__ = ["INDEX", "WEIGHT", "FloatArray", "IntArray", "RestrictedGraph", "SpreadingGraph", "sum_sparse"]
+__all__ = ["INDEX", "WEIGHT", "FloatArray", "IntArray", "RestrictedGraph", "SpreadingGraph", "members", "sum_sparse"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -35,6 +35,11 @@ _REMOVED = 1e-6  # a weight left by remove_edges below this is rounding residue:
 # 1/16 of the nodes pass over the rows instead of building the transpose (measured on the scale bench's graphs).
 _MANY = 16
 _GATHER = 1 << 16  # edges a count over the rows reads at a time (their indices widened to int64: 512 KiB)
+# A sparse vector's duplicates are summed over a dense count when its index range is at most this many nodes plus
+# this factor times its length, else by sorting (np.unique): measured crossover, see _summed.
+_DENSE_SUM_NODES = 1 << 14
+_DENSE_SUM_FACTOR = 32
+_FEW_MEMBERS = 16  # np.isin's set-up beats comparing one candidate at a time beyond this many (members)
 _MIN_DELTA_BEFORE_MERGE = 20_000
 _DELTA_FRACTION_BEFORE_MERGE = 0.10
 
@@ -319,7 +324,7 @@ class SpreadingGraph:
             amounts.append(matrix.data[positions] * np.repeat(share[inside], lengths))
         if not targets:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        return _summed(np.concatenate(targets), np.concatenate(amounts))
+        return _summed(np.concatenate(targets), np.concatenate(amounts), self._n)
 
     def restricted(self, keep: np.ndarray) -> RestrictedGraph:
         """This graph as spreading sees it when only the nodes ``keep`` (a boolean mask) can be reached.
@@ -406,8 +411,13 @@ class SpreadingGraph:
         """
         row, target, weight = self._gather(np.asarray(nodes, dtype=np.int64))
         keys = row * max(self._n, 1) + target
-        unique, inverse = np.unique(keys, return_inverse=True)
-        summed: FloatArray = np.bincount(inverse, weights=weight, minlength=unique.size).astype(np.float64)
+        summed: FloatArray
+        if _ascending(keys):  # distinct nodes, no delta: the base's rows are sorted and hold no parallel edge
+            # the sum bincount gives a lone entry (0.0 + w): the same float, -0.0 included
+            unique, summed = keys, weight + 0.0
+        else:
+            unique, inverse = np.unique(keys, return_inverse=True)
+            summed = np.bincount(inverse, weights=weight, minlength=unique.size).astype(np.float64)
         width = max(self._n, 1)
         positions_out: IntArray = (unique // width).astype(np.int64)
         targets_out: IntArray = (unique % width).astype(np.int64)
@@ -423,9 +433,11 @@ class SpreadingGraph:
         [[0, 1], [2, 2]]
         """
         row, target, _ = self._gather(np.asarray(nodes, dtype=np.int64))
-        kept = np.isin(target, targets)
+        kept = members(target, targets)
         width = max(self._n, 1)
-        keys = np.unique(row[kept] * width + target[kept])
+        keys = row[kept] * width + target[kept]
+        if not _ascending(keys):
+            keys = np.unique(keys)
         return (keys // width).astype(np.int64), (keys % width).astype(np.int64)
 
     def _gather(self, nodes: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
@@ -550,16 +562,53 @@ class RestrictedGraph:
         return self.graph.spread_sparse(nodes, values, min_share, base=self.base)
 
 
-def sum_sparse(nodes: IntArray, values: FloatArray) -> tuple[IntArray, FloatArray]:
-    """Public alias of the duplicate-merging step, for kernels that accumulate sparse vectors."""
-    return _summed(nodes, values)
+def sum_sparse(nodes: IntArray, values: FloatArray, size: int | None = None) -> tuple[IntArray, FloatArray]:
+    """Public alias of the duplicate-merging step, for kernels that accumulate sparse vectors (``size``: a bound
+    of the indices, e.g. the graph's node count)."""
+    return _summed(nodes, values, size)
 
 
-def _summed(nodes: IntArray, values: FloatArray) -> tuple[IntArray, FloatArray]:
-    """Merge duplicate indices of a sparse vector by summing their values."""
+def _summed(nodes: IntArray, values: FloatArray, size: int | None = None) -> tuple[IntArray, FloatArray]:
+    """Merge duplicate indices of a sparse vector by summing their values; ``size`` bounds the indices
+    (counted here when not given).
+
+    Over a small index range (a 600-memory store has ~15k nodes) a dense count beats sorting: ``np.unique``
+    costs ~15 µs of calls however short the vector, a bincount over 15k nodes ~6 µs. Both add each index's
+    values in the order given (``bincount`` over the indices or over ``np.unique``'s inverse): the same floats.
+    """
+    if size is None:
+        size = int(nodes.max()) + 1 if nodes.size else 0
+    if size <= _DENSE_SUM_NODES + _DENSE_SUM_FACTOR * nodes.size:
+        total = np.bincount(nodes, weights=values, minlength=size)
+        seen = np.zeros(size, dtype=bool)
+        seen[nodes] = True
+        present: IntArray = np.flatnonzero(seen)
+        return present, total[present]
     unique, inverse = np.unique(nodes, return_inverse=True)
     # numpy's stub types bincount as intp even when float weights make it float64
     return unique, np.bincount(inverse, weights=values, minlength=unique.size)  # type: ignore[return-value]
+
+
+def members(values: npt.NDArray[Any], candidates: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """``np.isin(values, candidates)``; a few candidates (a query's seeds, a page's sources) are compared one by
+    one, which skips ``np.isin``'s ~40 µs of set-up.
+
+    >>> members(np.array([3, 1, 4, 1, 5]), [1, 5]).tolist()
+    [False, True, False, True, True]
+    """
+    wanted = np.asarray(candidates).ravel()
+    if wanted.size > _FEW_MEMBERS:
+        found: npt.NDArray[np.bool_] = np.isin(values, wanted)
+        return found
+    found = np.zeros(np.shape(values), dtype=bool)
+    for candidate in wanted.tolist():
+        found |= values == candidate
+    return found
+
+
+def _ascending(keys: IntArray) -> bool:
+    """Whether ``keys`` is strictly ascending (already the sorted distinct keys ``np.unique`` would give)."""
+    return keys.size < 2 or bool((keys[1:] > keys[:-1]).all())
 
 
 def _compact_csr(matrix: sp.csr_array) -> sp.csr_array:

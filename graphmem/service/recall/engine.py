@@ -13,7 +13,7 @@ import numpy as np
 
 from graphmem.core.activation import hop_spread_sparse, personalized_pagerank
 from graphmem.core.ranking import idf, length_normalized, nested_phrases, reciprocal_rank_fusion, weighted_score_fusion
-from graphmem.core.spreading_graph import FloatArray, IntArray, RestrictedGraph
+from graphmem.core.spreading_graph import FloatArray, IntArray, RestrictedGraph, members
 from graphmem.core.time import from_ms
 from graphmem.service.recall.decay_weights import ranking_weights
 from graphmem.service.recall.keywords import KeywordLeg
@@ -224,7 +224,7 @@ class RecallEngine:
         # Work on the activated, visible memories only: normalizing all n nodes cost more than the spread.
         admitted = (values > 0) & mask[nodes]
         if excluded is not None and excluded.size:
-            admitted &= ~np.isin(nodes, excluded)
+            admitted &= ~members(nodes, excluded)
         candidates, activation = nodes[admitted], values[admitted]
         scores = length_normalized(activation, self.projection.col("length")[candidates],
                                    self.settings.activation.length_norm)
@@ -235,7 +235,7 @@ class RecallEngine:
             keep = np.argpartition(-scores, limit - 1)[:limit]
             candidates, scores = candidates[keep], scores[keep]
         order = np.lexsort((candidates, -scores))
-        return tuple((int(candidates[i]), float(scores[i])) for i in order)
+        return tuple(zip(candidates[order].tolist(), scores[order].tolist(), strict=True))
 
     # -- presentation ---------------------------------------------------------------------------
     def hits(self, activation: Activation, nodes: list[int]) -> list[MemoryHit]:
@@ -265,7 +265,7 @@ class RecallEngine:
         position, targets, weights = position[is_concept], targets[is_concept], weights[is_concept]
         seeds = np.array([projection.concept_nodes[seed.name] for seed in activation.seeds], dtype=np.int64)
         direct = np.zeros(len(nodes), dtype=bool)
-        direct[position[np.isin(targets, seeds)]] = True
+        direct[position[members(targets, seeds)]] = True
         activation_of = activation.at(targets)
         flowing = activation_of > 0
         position, targets = position[flowing], targets[flowing]
@@ -506,7 +506,7 @@ class RecallEngine:
         position, targets, weights = projection.graph.rows(np.asarray(sources, dtype=np.int64))
         kinds = projection.kind_names()
         codes = [code for code, kind in enumerate(kinds) if kind in _BRIDGE_KINDS]
-        bridging = np.isin(projection.col("concept_kind")[targets], codes)  # memory nodes have no kind (-1)
+        bridging = members(projection.col("concept_kind")[targets], codes)  # memory nodes have no kind (-1)
         position, targets, weights = position[bridging], targets[bridging], weights[bridging]
         names = projection.names
         unseeded = np.fromiter((names[concept] not in seed_names for concept in targets.tolist()), dtype=bool,
