@@ -86,8 +86,7 @@ class RecallService:
         now = self.clock.now_ms()
         fused, activation = self.engine.fused_ranking(query, view, now, offset + limit)
         page = review_page(self.uow.projection, self.settings.decay, fused, offset, limit, now)
-        hits = annotate(self.uow.projection, self.settings.decay, self.decay,
-                        self._search_hits(query, activation, fused, page, offset), now)
+        hits = self._search_hits(query, activation, fused, page, offset, now)
         cut = self._cut(min_relevance)
         hits = tuple(hit for hit in hits if hit.relevance >= cut)
         result = SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
@@ -167,10 +166,13 @@ class RecallService:
 
     # -- steps ----------------------------------------------------------------------------------
     def _search_hits(self, query: str, activation: Activation, fused: list[Fused], page: list[Fused],
-                     offset: int) -> tuple[SearchHit, ...]:
-        """The page's hits with their relevance; the pages before it count in its running minimum, so
-        relevance never rises from one page to the next either."""
-        found = self.engine.hits(activation, [node for node, *_ in page])
+                     offset: int, now: int) -> tuple[SearchHit, ...]:
+        """The page's hits with their relevance and lifecycle fields (status, decay score, review candidate);
+        the pages before it count in its running minimum, so relevance never rises from one page to the next
+        either."""
+        nodes = [node for node, *_ in page]
+        found = self.engine.hits(activation, nodes)
+        states = annotate(self.uow.projection, self.settings.decay, self.decay, nodes, now)
         position = {node: rank for rank, (node, *_) in enumerate(fused, start=1)}
         top = fused[0][1] if fused else 0.0
         listed = [*fused[:offset], *page]
@@ -179,10 +181,11 @@ class RecallService:
         shown, proofs = calibrated("search", proofs)[offset:], proofs[offset:]
         return tuple(SearchHit(id=h.id, score=round(score, 6), kind=h.type, content=h.content, project=h.project,
                                bm25_rank=rank_b, activation_rank=rank_a, created_at=h.created_at,
-                               topic_key=h.topic_key, tags=h.tags, concepts=h.concepts, relevance=relevance,
+                               topic_key=h.topic_key, tags=h.tags, concepts=h.concepts, status=status,
+                               decay_score=decay_score, review_candidate=candidate, relevance=relevance,
                                evidence=proof)
-                     for h, (_, score, rank_b, rank_a), relevance, proof
-                     in zip(found, page, shown, proofs, strict=True))
+                     for h, (_, score, rank_b, rank_a), (status, decay_score, candidate), relevance, proof
+                     in zip(found, page, states, shown, proofs, strict=True))
 
     def _evidence(self, query: str, activation: Activation, ranked: list[tuple[int, int, float]],
                   top: float) -> list[Evidence]:
