@@ -579,7 +579,7 @@ def _summed(nodes: IntArray, values: FloatArray, size: int | None = None) -> tup
     if size is None:
         size = int(nodes.max()) + 1 if nodes.size else 0
     if size <= _DENSE_SUM_NODES + _DENSE_SUM_FACTOR * nodes.size:
-        total = np.bincount(nodes, weights=values, minlength=size)
+        total: FloatArray = np.bincount(nodes, weights=values, minlength=size)  # type: ignore[assignment]
         seen = np.zeros(size, dtype=bool)
         seen[nodes] = True
         present: IntArray = np.flatnonzero(seen)
