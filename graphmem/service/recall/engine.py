@@ -483,7 +483,8 @@ class RecallEngine:
             local_df = scope.document_frequency(concepts)
             # Specificity within the filter, and no hubs: a speaker's name bridges to every turn.
             keep = ~scope.is_hub(local_df) & (local_df > 0)  # a bridge must lead into the filter
-            weights = summed * np.array([idf(df, scope.size) for df in local_df.tolist()])
+            specificity = {df: idf(df, scope.size) for df in set(local_df.tolist())}  # few distinct dfs
+            weights = summed * np.array([specificity[df] for df in local_df.tolist()])
             if not keep.any():
                 return ()
             # The bridged memories are one hop from the bridge concepts: a single sparse product
@@ -507,9 +508,9 @@ class RecallEngine:
         codes = [code for code, kind in enumerate(kinds) if kind in _BRIDGE_KINDS]
         bridging = members(projection.col("concept_kind")[targets], codes)  # memory nodes have no kind (-1)
         position, targets, weights = position[bridging], targets[bridging], weights[bridging]
-        names = projection.names
-        unseeded = np.fromiter((names[concept] not in seed_names for concept in targets.tolist()), dtype=bool,
-                               count=targets.size)
+        # A concept's node is its name's (concept_nodes): the seeds' nodes, not every target's name, are looked up.
+        known = projection.concept_nodes
+        unseeded = ~members(targets, [known[name] for name in seed_names if name in known])
         position, targets, weights = position[unseeded], targets[unseeded], weights[unseeded]
         if targets.size == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
