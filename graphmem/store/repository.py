@@ -141,7 +141,8 @@ class Repository:
                 cursor.execute(f"SELECT {_HIT_COLUMNS} FROM memory WHERE seq IN (SELECT value FROM json_each(?))",
                                ("[" + ",".join(map(str, wanted)) + "]",))
                 for seq, mid, kind, content, project, created, topic_key, tags in cursor.fetchall():
-                    parsed = json.loads(tags) if isinstance(tags, str) else tags
+                    # most memories have no tags: "[]" is not worth a json.loads (2 µs a hit)
+                    parsed = (() if tags == "[]" else json.loads(tags)) if isinstance(tags, str) else tags
                     found[int(seq)] = HitRow(mid, kind, content, project, int(created), topic_key, tuple(parsed or ()))
             finally:
                 cursor.close()
