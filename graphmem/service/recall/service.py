@@ -173,7 +173,7 @@ class RecallService:
         nodes = [node for node, *_ in page]
         found = self.engine.hits(activation, nodes)
         states = annotate(self.uow.projection, self.settings.decay, self.decay, nodes, now)
-        position = {node: rank for rank, (node, *_) in enumerate(fused, start=1)}
+        position = {entry[0]: rank for rank, entry in enumerate(fused, start=1)}
         top = fused[0][1] if fused else 0.0
         listed = [*fused[:offset], *page]
         proofs = self._evidence(query, activation, [(node, position[node], score) for node, score, *_ in listed],
