@@ -86,12 +86,13 @@ class RecallService:
         now = self.clock.now_ms()
         fused, activation = self.engine.fused_ranking(query, view, now, offset + limit)
         page = review_page(self.uow.projection, self.settings.decay, fused, offset, limit, now)
-        hits = self._search_hits(query, activation, fused, page, offset, now)
-        cut = self._cut(min_relevance)
-        hits = tuple(hit for hit in hits if hit.relevance >= cut)
-        result = SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
-                              unmatched_concepts=activation.unmatched, skills=matched)
-        return self._noted(result) if notes else result
+        with self.uow.repository.reading():  # the hits' rows and their notes: one connection
+            hits = self._search_hits(query, activation, fused, page, offset, now)
+            cut = self._cut(min_relevance)
+            hits = tuple(hit for hit in hits if hit.relevance >= cut)
+            result = SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
+                                  unmatched_concepts=activation.unmatched, skills=matched)
+            return self._noted(result) if notes else result
 
     def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
                   min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
@@ -111,10 +112,11 @@ class RecallService:
         if not memories_wanted:
             result = AssociateResult(query_concepts=(), seed_nodes=(), unmatched_concepts=(), activated_count=0,
                                      memories=(), mode=mode, skills=matched)
-        else:
-            self.uow.fresh(view.project, query)
+            return self._noted(result) if notes else result
+        self.uow.fresh(view.project, query)
+        with self.uow.repository.reading():  # the hits' rows and their notes: one connection
             result = self._associated(query, mode, view, max_results, min_coverage, matched, min_relevance)
-        return self._noted(result) if notes else result
+            return self._noted(result) if notes else result
 
     def _request(self, query: str, project: str | None, kind: str | None, tags: Sequence[str] | None, as_of: Any,
                  include_superseded: bool, learned: LearnFilter | None, include: str,
