@@ -39,6 +39,7 @@ _GATHER = 1 << 16  # edges a count over the rows reads at a time (their indices 
 # this factor times its length, else by sorting (np.unique): measured crossover, see _summed.
 _DENSE_SUM_NODES = 1 << 14
 _DENSE_SUM_FACTOR = 32
+_ROWS_KEPT = 4  # rows() reads kept while the edges are unchanged
 _FEW_MEMBERS = 16  # np.isin's set-up beats comparing one candidate at a time beyond this many (members)
 _MIN_DELTA_BEFORE_MERGE = 20_000
 _DELTA_FRACTION_BEFORE_MERGE = 0.10
@@ -73,6 +74,7 @@ class SpreadingGraph:
         self._spread_scale: FloatArray = np.ones(0)
         self._base_t: sp.csr_array | None = None
         self._version = 0  # bumped by every change to the edges (base or delta)
+        self._rows_memo: dict[tuple[int, bytes], tuple[IntArray, IntArray, FloatArray]] = {}  # rows(), by version
         self._base_version = 0  # bumped when the base CSR's entries change (compaction, removal)
 
     @property
@@ -419,7 +421,12 @@ class SpreadingGraph:
 
         Sorted by position, then target, with the same sums :meth:`neighbors` gives node by node.
         """
-        row, target, weight = self._gather(np.asarray(nodes, dtype=np.int64))
+        nodes = np.asarray(nodes, dtype=np.int64)
+        memo_key = (self._version, nodes.tobytes())
+        found = self._rows_memo.get(memo_key)
+        if found is not None:
+            return found
+        row, target, weight = self._gather(nodes)
         keys = row * max(self._n, 1) + target
         summed: FloatArray
         if _ascending(keys):  # distinct nodes, no delta: the base's rows are sorted and hold no parallel edge
@@ -431,7 +438,17 @@ class SpreadingGraph:
         width = max(self._n, 1)
         positions_out: IntArray = (unique // width).astype(np.int64)
         targets_out: IntArray = (unique % width).astype(np.int64)
-        return positions_out, targets_out, summed
+        found = (positions_out, targets_out, summed)
+        for part in found:
+            part.flags.writeable = False  # shared with the next reader of the same rows
+        # The last few reads, while the edges are unchanged (every change bumps the version): a search reads the
+        # rows of its first hits for the bridge and the gate, and of its page for the carriers and the coverage.
+        memo = self._rows_memo if all(key[0] == self._version for key in self._rows_memo) else {}
+        if len(memo) >= _ROWS_KEPT:
+            memo = dict(list(memo.items())[1:])
+        memo[memo_key] = found
+        self._rows_memo = memo
+        return found
 
     def linked(self, nodes: IntArray, targets: IntArray) -> tuple[IntArray, IntArray]:
         """The distinct (position in ``nodes``, target) pairs of the edges from ``nodes`` into ``targets``, sorted
@@ -442,13 +459,9 @@ class SpreadingGraph:
         >>> [part.tolist() for part in g.linked(np.array([1, 0]), np.array([2]))]
         [[0, 1], [2, 2]]
         """
-        row, target, _ = self._gather(np.asarray(nodes, dtype=np.int64))
+        position, target, _ = self.rows(nodes)  # the same pairs, in the same order, as the rows' distinct entries
         kept = members(target, targets)
-        width = max(self._n, 1)
-        keys = row[kept] * width + target[kept]
-        if not _ascending(keys):
-            keys = np.unique(keys)
-        return (keys // width).astype(np.int64), (keys % width).astype(np.int64)
+        return position[kept], target[kept]
 
     def _gather(self, nodes: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
         """Every stored edge of ``nodes`` (base and delta, parallel edges not yet summed):

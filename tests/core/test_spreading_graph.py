@@ -201,3 +201,20 @@ def test_rows_and_links_sum_parallel_edges_of_the_base_and_the_delta() -> None:
     graph.add_edges([0, 2], [1, 3], [0.25, 4.0])  # the delta: a parallel edge, and a new one
     assert [part.tolist() for part in graph.rows(nodes)] == [[0, 0, 1, 1], [1, 3, 1, 3], [2.0, 4.0, 0.75, 1.0]]
     assert [part.tolist() for part in graph.linked(nodes, np.array([1]))] == [[0, 1], [1, 1]]
+
+
+def test_rows_read_again_after_any_edge_change_are_never_the_kept_ones() -> None:
+    graph = SpreadingGraph()
+    graph.add_nodes(4)
+    graph.add_edges([0, 1], [2, 3], [1.0, 1.0])
+    nodes = np.array([0, 1])
+    first = graph.rows(nodes)
+    assert graph.rows(nodes) is first  # kept while the edges are unchanged
+    assert not first[0].flags.writeable  # and shared read-only
+    graph.add_edges([0], [3], [2.0])
+    assert [part.tolist() for part in graph.rows(nodes)] == [[0, 0, 1], [2, 3, 3], [1.0, 2.0, 1.0]]
+    graph.compact()
+    assert [part.tolist() for part in graph.rows(nodes)] == [[0, 0, 1], [2, 3, 3], [1.0, 2.0, 1.0]]
+    graph.remove_edges([0], [3], [2.0])
+    assert [part.tolist() for part in graph.rows(nodes)] == [[0, 1], [2, 3], [1.0, 1.0]]
+    assert [part.tolist() for part in graph.linked(nodes, np.array([3]))] == [[1], [3]]
