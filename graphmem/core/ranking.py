@@ -60,8 +60,9 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[Key]], weights: Sequence[
     """
     fused: dict[Key, float] = {}
     for ranking, weight in zip(rankings, weights, strict=True):
-        for rank, key in enumerate(ranking, start=1):
-            fused[key] = fused.get(key, 0.0) + weight / (k + rank)
+        get = fused.get
+        for key, share in zip(ranking, [weight / (k + rank) for rank in range(1, len(ranking) + 1)], strict=True):
+            fused[key] = get(key, 0.0) + share
     return fused
 
 

@@ -36,7 +36,8 @@ def review_page(projection: GraphProjection, decay: DecaySettings, fused: list[A
     with projection.lock:
         flags, priority = review_priority(projection, decay, nodes, now_ms)
     wanted = slots - int(flags[: len(page)].sum())
-    deeper = sorted((i for i in range(len(page), len(fused)) if flags[i]), key=lambda i: (-priority[i], i))
+    flagged = (np.flatnonzero(flags[len(page):]) + len(page)).tolist()  # the deeper candidates in the zone
+    deeper = sorted(flagged, key=lambda i: (-priority[i], i))
     # Chosen by review priority, shown in ranking order: a page is ordered by the score it shows.
     extra = [fused[i] for i in sorted(deeper[: max(wanted, 0)])]
     return page[: limit - len(extra)] + extra if extra else page
