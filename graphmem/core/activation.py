@@ -188,7 +188,7 @@ def hop_spread_sparse(graph: SpreadingGraph | RestrictedGraph, seed_nodes: IntAr
             break
         collected_nodes.append(frontier_nodes)
         collected_values.append(decay**hop * frontier)
-    return sum_sparse(np.concatenate(collected_nodes), np.concatenate(collected_values))
+    return sum_sparse(np.concatenate(collected_nodes), np.concatenate(collected_values), graph.n_nodes)
 
 
 def _normalized(seeds: FloatArray) -> FloatArray:

@@ -12,11 +12,14 @@ in every memory says nothing about which memory is meant; TAM's own ablation fou
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
 import numpy as np
 
 from graphmem.core.spreading_graph import FloatArray
+
+Key = TypeVar("Key", bound=Hashable)  # what a ranking lists: memory nodes, or ids
 
 __all__ = ["idf", "length_normalized", "min_max", "nested_phrases", "reciprocal_rank_fusion", "weighted_score_fusion"]
 
@@ -37,7 +40,7 @@ def length_normalized(activation: FloatArray, lengths: FloatArray, exponent: flo
     return activation / np.power(np.maximum(lengths, 1.0), exponent)
 
 
-def min_max(scores: Mapping[str, float]) -> dict[str, float]:
+def min_max(scores: Mapping[Key, float]) -> dict[Key, float]:
     """Scale scores to [0, 1]; a single or constant list maps to 1.0."""
     if not scores:
         return {}
@@ -47,24 +50,25 @@ def min_max(scores: Mapping[str, float]) -> dict[str, float]:
     return {key: (value - low) / (high - low) for key, value in scores.items()}
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], weights: Sequence[float],
-                           k: float = 60.0) -> dict[str, float]:
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[Key]], weights: Sequence[float],
+                           k: float = 60.0) -> dict[Key, float]:
     """Weighted reciprocal-rank fusion (Cormack et al., 2009): ``Σ wᵢ / (k + rankᵢ)``.
 
     >>> fused = reciprocal_rank_fusion([["a", "b"], ["b", "c"]], [1.0, 1.0], k=1)
     >>> max(fused, key=fused.get)
     'b'
     """
-    fused: dict[str, float] = {}
+    fused: dict[Key, float] = {}
     for ranking, weight in zip(rankings, weights, strict=True):
-        for rank, key in enumerate(ranking, start=1):
-            fused[key] = fused.get(key, 0.0) + weight / (k + rank)
+        get = fused.get
+        for key, share in zip(ranking, [weight / (k + rank) for rank in range(1, len(ranking) + 1)], strict=True):
+            fused[key] = get(key, 0.0) + share
     return fused
 
 
-def weighted_score_fusion(score_lists: Sequence[Mapping[str, float]], weights: Sequence[float]) -> dict[str, float]:
+def weighted_score_fusion(score_lists: Sequence[Mapping[Key, float]], weights: Sequence[float]) -> dict[Key, float]:
     """Min-max normalize each score list, then take the weighted sum (missing = 0)."""
-    fused: dict[str, float] = {}
+    fused: dict[Key, float] = {}
     for scores, weight in zip(score_lists, weights, strict=True):
         for key, value in min_max(scores).items():
             fused[key] = fused.get(key, 0.0) + weight * value

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from graphmem.core.capacity import grown
 
-__all__ = ["INDEX", "WEIGHT", "FloatArray", "IntArray", "RestrictedGraph", "SpreadingGraph", "sum_sparse"]
+__all__ = ["INDEX", "WEIGHT", "FloatArray", "IntArray", "RestrictedGraph", "SpreadingGraph", "members", "sum_sparse"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -35,6 +35,12 @@ _REMOVED = 1e-6  # a weight left by remove_edges below this is rounding residue:
 # 1/16 of the nodes pass over the rows instead of building the transpose (measured on the scale bench's graphs).
 _MANY = 16
 _GATHER = 1 << 16  # edges a count over the rows reads at a time (their indices widened to int64: 512 KiB)
+# A sparse vector's duplicates are summed over a dense count when its index range is at most this many nodes plus
+# this factor times its length, else by sorting (np.unique): measured crossover, see _summed.
+_DENSE_SUM_NODES = 1 << 14
+_DENSE_SUM_FACTOR = 32
+_ROWS_KEPT = 4  # rows() reads kept while the edges are unchanged
+_FEW_MEMBERS = 16  # np.isin's set-up beats comparing one candidate at a time beyond this many (members)
 _MIN_DELTA_BEFORE_MERGE = 20_000
 _DELTA_FRACTION_BEFORE_MERGE = 0.10
 
@@ -68,6 +74,7 @@ class SpreadingGraph:
         self._spread_scale: FloatArray = np.ones(0)
         self._base_t: sp.csr_array | None = None
         self._version = 0  # bumped by every change to the edges (base or delta)
+        self._rows_memo: dict[tuple[int, bytes], tuple[IntArray, IntArray, FloatArray]] = {}  # rows(), by version
         self._base_version = 0  # bumped when the base CSR's entries change (compaction, removal)
 
     @property
@@ -296,30 +303,40 @@ class SpreadingGraph:
         ``base`` replaces the base CSR by a restriction of it (:meth:`restricted`); the delta is read as is.
         """
         strength = self._out_strength[nodes]
+        scale = self._spread_scale[nodes]
         sending = (strength > 0) & (values > 0)
         if min_share > 0.0:
-            sending &= values * self._spread_scale[nodes] / np.maximum(self._out_degree[nodes], 1) >= min_share
-        nodes, values, strength = nodes[sending], values[sending], strength[sending]
+            sending &= values * scale / np.maximum(self._out_degree[nodes], 1) >= min_share
+        if not sending.all():
+            nodes, values, strength, scale = nodes[sending], values[sending], strength[sending], scale[sending]
         if nodes.size == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        share = values * self._spread_scale[nodes] / strength
+        share = values * scale / strength
+        # Few numpy calls per row set: at 600 memories a spread reads ~200 rows, and each call costs more than
+        # its arithmetic (the same products and sums as slicing the rows one by one).
         targets, amounts = [], []
+        top = int(nodes.max())
         for matrix in (self._base if base is None else base, self._delta() if self._delta_size else None):
             if matrix is None:
                 continue
-            inside = nodes < matrix.shape[0]
-            rows = nodes[inside]
-            starts, ends = matrix.indptr[rows], matrix.indptr[rows + 1]
-            lengths = ends - starts
-            if lengths.sum() == 0:
+            rows, pushed = nodes, share
+            if top >= matrix.shape[0]:
+                inside = nodes < matrix.shape[0]
+                rows, pushed = nodes[inside], share[inside]
+            starts = matrix.indptr[rows]
+            lengths = matrix.indptr[rows + 1] - starts
+            ends = np.cumsum(lengths)
+            total = int(ends[-1]) if ends.size else 0
+            if total == 0:
                 continue
-            positions = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(
-                lengths.sum())
+            positions = np.repeat(starts - (ends - lengths), lengths) + np.arange(total)
             targets.append(matrix.indices[positions].astype(np.int64))
-            amounts.append(matrix.data[positions] * np.repeat(share[inside], lengths))
+            amounts.append(matrix.data[positions] * np.repeat(pushed, lengths))
         if not targets:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        return _summed(np.concatenate(targets), np.concatenate(amounts))
+        if len(targets) == 1:
+            return _summed(targets[0], amounts[0], self._n)
+        return _summed(np.concatenate(targets), np.concatenate(amounts), self._n)
 
     def restricted(self, keep: np.ndarray) -> RestrictedGraph:
         """This graph as spreading sees it when only the nodes ``keep`` (a boolean mask) can be reached.
@@ -404,14 +421,34 @@ class SpreadingGraph:
 
         Sorted by position, then target, with the same sums :meth:`neighbors` gives node by node.
         """
-        row, target, weight = self._gather(np.asarray(nodes, dtype=np.int64))
+        nodes = np.asarray(nodes, dtype=np.int64)
+        memo_key = (self._version, nodes.tobytes())
+        found = self._rows_memo.get(memo_key)
+        if found is not None:
+            return found
+        row, target, weight = self._gather(nodes)
         keys = row * max(self._n, 1) + target
-        unique, inverse = np.unique(keys, return_inverse=True)
-        summed: FloatArray = np.bincount(inverse, weights=weight, minlength=unique.size).astype(np.float64)
+        summed: FloatArray
+        if _ascending(keys):  # distinct nodes, no delta: the base's rows are sorted and hold no parallel edge
+            # the sum bincount gives a lone entry (0.0 + w): the same float, -0.0 included
+            unique, summed = keys, weight + 0.0
+        else:
+            unique, inverse = np.unique(keys, return_inverse=True)
+            summed = np.bincount(inverse, weights=weight, minlength=unique.size).astype(np.float64)
         width = max(self._n, 1)
         positions_out: IntArray = (unique // width).astype(np.int64)
         targets_out: IntArray = (unique % width).astype(np.int64)
-        return positions_out, targets_out, summed
+        found = (positions_out, targets_out, summed)
+        for part in found:
+            part.flags.writeable = False  # shared with the next reader of the same rows
+        # The last few reads, while the edges are unchanged (every change bumps the version): a search reads the
+        # rows of its first hits for the bridge and the gate, and of its page for the carriers and the coverage.
+        memo = self._rows_memo if all(key[0] == self._version for key in self._rows_memo) else {}
+        if len(memo) >= _ROWS_KEPT:
+            memo = dict(list(memo.items())[1:])
+        memo[memo_key] = found
+        self._rows_memo = memo
+        return found
 
     def linked(self, nodes: IntArray, targets: IntArray) -> tuple[IntArray, IntArray]:
         """The distinct (position in ``nodes``, target) pairs of the edges from ``nodes`` into ``targets``, sorted
@@ -422,29 +459,34 @@ class SpreadingGraph:
         >>> [part.tolist() for part in g.linked(np.array([1, 0]), np.array([2]))]
         [[0, 1], [2, 2]]
         """
-        row, target, _ = self._gather(np.asarray(nodes, dtype=np.int64))
-        kept = np.isin(target, targets)
-        width = max(self._n, 1)
-        keys = np.unique(row[kept] * width + target[kept])
-        return (keys // width).astype(np.int64), (keys % width).astype(np.int64)
+        position, target, _ = self.rows(nodes)  # the same pairs, in the same order, as the rows' distinct entries
+        kept = members(target, targets)
+        return position[kept], target[kept]
 
     def _gather(self, nodes: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
         """Every stored edge of ``nodes`` (base and delta, parallel edges not yet summed):
         (position in ``nodes``, target, weight), read straight from the CSR rows."""
         parts_row, parts_idx, parts_w = [], [], []
+        top = int(nodes.max()) if nodes.size else -1
         for matrix in (self._base, self._delta() if self._delta_size else None):
             if matrix is None:
                 continue
-            inside = np.flatnonzero(nodes < matrix.shape[0])
-            starts, ends = matrix.indptr[nodes[inside]], matrix.indptr[nodes[inside] + 1]
-            lengths = ends - starts
-            positions = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(
-                lengths.sum())
+            if top < matrix.shape[0]:  # every node has a row here (always, in the delta)
+                inside, rows = np.arange(nodes.size), nodes
+            else:
+                inside = np.flatnonzero(nodes < matrix.shape[0])
+                rows = nodes[inside]
+            starts = matrix.indptr[rows]
+            lengths = matrix.indptr[rows + 1] - starts
+            ends = np.cumsum(lengths)
+            positions = np.repeat(starts - (ends - lengths), lengths) + np.arange(int(ends[-1]) if ends.size else 0)
             parts_row.append(np.repeat(inside, lengths))
             parts_idx.append(matrix.indices[positions].astype(np.int64))
             parts_w.append(matrix.data[positions].astype(np.float64))
         if not parts_row:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+        if len(parts_row) == 1:
+            return parts_row[0], parts_idx[0], parts_w[0]
         return np.concatenate(parts_row), np.concatenate(parts_idx), np.concatenate(parts_w)
 
     def spread(self, activation: FloatArray, min_share: float = 0.0) -> FloatArray:
@@ -550,16 +592,53 @@ class RestrictedGraph:
         return self.graph.spread_sparse(nodes, values, min_share, base=self.base)
 
 
-def sum_sparse(nodes: IntArray, values: FloatArray) -> tuple[IntArray, FloatArray]:
-    """Public alias of the duplicate-merging step, for kernels that accumulate sparse vectors."""
-    return _summed(nodes, values)
+def sum_sparse(nodes: IntArray, values: FloatArray, size: int | None = None) -> tuple[IntArray, FloatArray]:
+    """Public alias of the duplicate-merging step, for kernels that accumulate sparse vectors (``size``: a bound
+    of the indices, e.g. the graph's node count)."""
+    return _summed(nodes, values, size)
 
 
-def _summed(nodes: IntArray, values: FloatArray) -> tuple[IntArray, FloatArray]:
-    """Merge duplicate indices of a sparse vector by summing their values."""
+def _summed(nodes: IntArray, values: FloatArray, size: int | None = None) -> tuple[IntArray, FloatArray]:
+    """Merge duplicate indices of a sparse vector by summing their values; ``size`` bounds the indices
+    (counted here when not given).
+
+    Over a small index range (a 600-memory store has ~15k nodes) a dense count beats sorting: ``np.unique``
+    costs ~15 µs of calls however short the vector, a bincount over 15k nodes ~6 µs. Both add each index's
+    values in the order given (``bincount`` over the indices or over ``np.unique``'s inverse): the same floats.
+    """
+    if size is None:
+        size = int(nodes.max()) + 1 if nodes.size else 0
+    if size <= _DENSE_SUM_NODES + _DENSE_SUM_FACTOR * nodes.size:
+        total: FloatArray = np.bincount(nodes, weights=values, minlength=size)  # type: ignore[assignment]
+        seen = np.zeros(size, dtype=bool)
+        seen[nodes] = True
+        present: IntArray = np.flatnonzero(seen)
+        return present, total[present]
     unique, inverse = np.unique(nodes, return_inverse=True)
     # numpy's stub types bincount as intp even when float weights make it float64
     return unique, np.bincount(inverse, weights=values, minlength=unique.size)  # type: ignore[return-value]
+
+
+def members(values: npt.NDArray[Any], candidates: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """``np.isin(values, candidates)``; a few candidates (a query's seeds, a page's sources) are compared one by
+    one, which skips ``np.isin``'s ~40 µs of set-up.
+
+    >>> members(np.array([3, 1, 4, 1, 5]), [1, 5]).tolist()
+    [False, True, False, True, True]
+    """
+    wanted = np.asarray(candidates).ravel()
+    if wanted.size > _FEW_MEMBERS:
+        found: npt.NDArray[np.bool_] = np.isin(values, wanted)
+        return found
+    found = np.zeros(np.shape(values), dtype=bool)
+    for candidate in wanted.tolist():
+        found |= values == candidate
+    return found
+
+
+def _ascending(keys: IntArray) -> bool:
+    """Whether ``keys`` is strictly ascending (already the sorted distinct keys ``np.unique`` would give)."""
+    return keys.size < 2 or bool((keys[1:] > keys[:-1]).all())
 
 
 def _compact_csr(matrix: sp.csr_array) -> sp.csr_array:

@@ -382,6 +382,9 @@ def _merged(cand: np.ndarray, scores: np.ndarray, docs: np.ndarray,
     longer, and that sort was the largest cost of the keyword leg. Each node's entries are summed in the order
     given, as ``np.bincount`` over ``np.unique``'s inverse summed them: the same floats.
     """
+    if cand.size == 0 and (docs.size < 2 or bool((docs[1:] > docs[:-1]).all())):
+        # The first term's postings, ascending and distinct: each sum is one entry (0.0 + part, as bincount adds)
+        return docs, parts + 0.0
     nodes = np.concatenate([cand, docs])
     if nodes.size == 0:
         return nodes, np.zeros(0)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from sqlalchemy import and_, or_, select
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 
 from graphmem.store.tables import MemoryRow, RelationRow
 
@@ -30,18 +30,18 @@ class NoteRelation(NamedTuple):
     target_id: str
 
 
-def note_rows(engine: Engine, ids: Sequence[str], conflicting: frozenset[str]
+def note_rows(connection: Connection, ids: Sequence[str], conflicting: frozenset[str]
               ) -> tuple[dict[str, str], list[NoteRelation]]:
     """``(memory id → the id that supersedes it, the pending or judged-``conflicting`` relations that
-    touch any of ids, by id)``."""
+    touch any of ids, by id)``, read on ``connection`` (a search reads its hit rows on the same one:
+    ``Repository.reading``)."""
     superseded: dict[str, str] = {}
     relations: dict[str, NoteRelation] = {}
-    with engine.connect() as connection:
-        read = _sqlite_rows if connection.dialect.name == "sqlite" else _core_rows
-        for start in range(0, len(ids), _CHUNK):
-            found, touching = read(connection, list(ids[start:start + _CHUNK]), conflicting)
-            superseded.update(found)
-            relations.update((relation.id, relation) for relation in touching)
+    read = _sqlite_rows if connection.dialect.name == "sqlite" else _core_rows
+    for start in range(0, len(ids), _CHUNK):
+        found, touching = read(connection, list(ids[start:start + _CHUNK]), conflicting)
+        superseded.update(found)
+        relations.update((relation.id, relation) for relation in touching)
     return superseded, sorted(relations.values())
 
 

@@ -156,3 +156,65 @@ def test_counting_many_columns_keeps_its_scratch_near_one_int32_an_edge() -> Non
     assert graph._base_t is None
     assert peak < 6 * graph._base.nnz + 64 * 5_000 + 2**20
     assert counted.tolist() == graph.neighbor_counts(np.arange(5_000), admitted).tolist()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_dense_sum_gives_the_sorted_sums_bit_for_bit(seed: int) -> None:
+    from graphmem.core import spreading_graph
+
+    rng = np.random.default_rng(seed)
+    nodes = rng.integers(0, 300, 2_000)
+    values = rng.random(2_000) * 10.0 ** rng.integers(-8, 3, 2_000)  # sums whose order shows in the last bits
+    dense_nodes, dense_values = spreading_graph._summed(nodes, values, 300)
+    unique, inverse = np.unique(nodes, return_inverse=True)
+    assert dense_nodes.tolist() == unique.tolist()
+    assert dense_values.tobytes() == np.bincount(inverse, weights=values, minlength=unique.size).tobytes()
+
+
+def test_a_sparse_sum_over_a_large_graph_never_goes_dense(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphmem.core import spreading_graph
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a pass over every node")
+
+    nodes, values = np.array([5, 3_000_000, 5]), np.array([1.0, 2.0, 3.0])
+    monkeypatch.setattr(np, "flatnonzero", refused)
+    summed_nodes, summed_values = spreading_graph._summed(nodes, values, 3_600_000)
+    assert summed_nodes.tolist() == [5, 3_000_000] and summed_values.tolist() == [4.0, 2.0]
+
+
+@pytest.mark.parametrize("candidates", [[], [4], [1, 5, 9], list(range(0, 40, 2))])
+def test_members_is_np_isin(candidates: list[int]) -> None:
+    from graphmem.core.spreading_graph import members
+
+    values = np.arange(30) % 11
+    assert members(values, candidates).tolist() == np.isin(values, candidates).tolist()
+
+
+def test_rows_and_links_sum_parallel_edges_of_the_base_and_the_delta() -> None:
+    graph = SpreadingGraph()
+    graph.add_nodes(4)
+    graph.add_edges([0, 0, 2], [1, 3, 1], [0.5, 1.0, 2.0])
+    graph.compact()
+    nodes = np.array([2, 0])
+    assert [part.tolist() for part in graph.rows(nodes)] == [[0, 1, 1], [1, 1, 3], [2.0, 0.5, 1.0]]  # sorted rows
+    graph.add_edges([0, 2], [1, 3], [0.25, 4.0])  # the delta: a parallel edge, and a new one
+    assert [part.tolist() for part in graph.rows(nodes)] == [[0, 0, 1, 1], [1, 3, 1, 3], [2.0, 4.0, 0.75, 1.0]]
+    assert [part.tolist() for part in graph.linked(nodes, np.array([1]))] == [[0, 1], [1, 1]]
+
+
+def test_rows_read_again_after_any_edge_change_are_never_the_kept_ones() -> None:
+    graph = SpreadingGraph()
+    graph.add_nodes(4)
+    graph.add_edges([0, 1], [2, 3], [1.0, 1.0])
+    nodes = np.array([0, 1])
+    first = graph.rows(nodes)
+    assert graph.rows(nodes) is first  # kept while the edges are unchanged
+    assert not first[0].flags.writeable  # and shared read-only
+    graph.add_edges([0], [3], [2.0])
+    assert [part.tolist() for part in graph.rows(nodes)] == [[0, 0, 1], [2, 3, 3], [1.0, 2.0, 1.0]]
+    graph.compact()
+    assert [part.tolist() for part in graph.rows(nodes)] == [[0, 0, 1], [2, 3, 3], [1.0, 2.0, 1.0]]
+    graph.remove_edges([0], [3], [2.0])
+    assert [part.tolist() for part in graph.rows(nodes)] == [[0, 1], [2, 3], [1.0, 1.0]]
+    assert [part.tolist() for part in graph.linked(nodes, np.array([3]))] == [[1], [3]]

@@ -13,7 +13,7 @@ import numpy as np
 
 from graphmem.core.activation import hop_spread_sparse, personalized_pagerank
 from graphmem.core.ranking import idf, length_normalized, nested_phrases, reciprocal_rank_fusion, weighted_score_fusion
-from graphmem.core.spreading_graph import FloatArray, IntArray, RestrictedGraph
+from graphmem.core.spreading_graph import FloatArray, IntArray, RestrictedGraph, members
 from graphmem.core.time import from_ms
 from graphmem.service.recall.decay_weights import ranking_weights
 from graphmem.service.recall.keywords import KeywordLeg
@@ -200,7 +200,8 @@ class RecallEngine:
             weight = seed.weight  # the match's factor (_seed), times the cosine for a semantic stand-in
             if self.settings.activation.specificity:
                 weight *= idf(df, scope.size)
-            scoped.append(dataclasses.replace(seed, weight=0.0 if hub else round(weight, 6)))
+            scoped.append(SeedNode(seed.id, seed.name, seed.query_concept, seed.match,  # a replace() is 7 µs a seed
+                                   0.0 if hub else round(weight, 6)))
         return scoped, tuple(local_df.tolist())
 
     def _spread(self, seed_nodes: IntArray, seed_values: FloatArray, scope: _Scope) -> tuple[IntArray, FloatArray]:
@@ -224,7 +225,7 @@ class RecallEngine:
         # Work on the activated, visible memories only: normalizing all n nodes cost more than the spread.
         admitted = (values > 0) & mask[nodes]
         if excluded is not None and excluded.size:
-            admitted &= ~np.isin(nodes, excluded)
+            admitted &= ~members(nodes, excluded)
         candidates, activation = nodes[admitted], values[admitted]
         scores = length_normalized(activation, self.projection.col("length")[candidates],
                                    self.settings.activation.length_norm)
@@ -235,7 +236,7 @@ class RecallEngine:
             keep = np.argpartition(-scores, limit - 1)[:limit]
             candidates, scores = candidates[keep], scores[keep]
         order = np.lexsort((candidates, -scores))
-        return tuple((int(candidates[i]), float(scores[i])) for i in order)
+        return tuple(zip(candidates[order].tolist(), scores[order].tolist(), strict=True))
 
     # -- presentation ---------------------------------------------------------------------------
     def hits(self, activation: Activation, nodes: list[int]) -> list[MemoryHit]:
@@ -265,7 +266,7 @@ class RecallEngine:
         position, targets, weights = position[is_concept], targets[is_concept], weights[is_concept]
         seeds = np.array([projection.concept_nodes[seed.name] for seed in activation.seeds], dtype=np.int64)
         direct = np.zeros(len(nodes), dtype=bool)
-        direct[position[np.isin(targets, seeds)]] = True
+        direct[position[members(targets, seeds)]] = True
         activation_of = activation.at(targets)
         flowing = activation_of > 0
         position, targets = position[flowing], targets[flowing]
@@ -299,8 +300,8 @@ class RecallEngine:
         activation = self.activate(query, view, now_ms, max(depth, fusion.candidates), decay=False)
         bm25_nodes = self._keyword_ranking(query, view, now_ms, max(depth, fusion.candidates), activation)
         act_nodes = [node for node, _ in activation.ranked]
-        keys_b = [str(node) for node, _ in bm25_nodes]
-        keys_a = [str(node) for node in act_nodes]
+        keys_b = [node for node, _ in bm25_nodes]
+        keys_a = act_nodes
         # In a conversation the activation leg follows the keywords (a turn's concepts are its words)
         # and the bridge reaches unrelated turns: both are measured losses there (docs/retrieval.md).
         activation_weight = fusion.turn_activation_weight if activation.conversational else fusion.activation_weight
@@ -311,20 +312,20 @@ class RecallEngine:
                 fused, _ = self._with_bridge(fused, activation, view, now_ms, depth)
         else:
             fused = weighted_score_fusion(
-                [{str(n): s for n, s in bm25_nodes}, {str(n): s for n, s in activation.ranked}],
+                [dict(bm25_nodes), dict(activation.ranked)],
                 [fusion.bm25_weight, activation_weight])
         rank_b = {key: rank for rank, key in enumerate(keys_b, start=1)}
         rank_a = {key: rank for rank, key in enumerate(keys_a, start=1)}
-        fused = self._with_meaning(fused, query, activation, view, now_ms)
-        fused = self._decay_weighted(fused, now_ms)
-        ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))
-        return [(int(key), score, rank_b.get(key), rank_a.get(key)) for key, score in ordered], activation
+        first = sorted(fused.items(), key=_best_first)
+        final = self._decay_weighted(self._with_meaning(fused, query, activation, view, now_ms, first), now_ms)
+        ordered = first if final is fused else sorted(final.items(), key=_best_first)  # unchanged: sorted once
+        return [(key, score, rank_b.get(key), rank_a.get(key)) for key, score in ordered], activation
 
-    def _decay_weighted(self, fused: dict[str, float], now_ms: int) -> dict[str, float]:
+    def _decay_weighted(self, fused: dict[int, float], now_ms: int) -> dict[int, float]:
         """The lifecycle ranking weight on fused scores (a no-op at ``decay.ranking_weight = 0``)."""
         if self.settings.decay.ranking_weight <= 0 or not fused:
             return fused
-        nodes = np.array([int(key) for key in fused], dtype=np.int64)
+        nodes = np.fromiter(fused, dtype=np.int64, count=len(fused))
         with self.projection.lock:
             factors = ranking_weights(self.projection, self.settings.decay, nodes, now_ms)
         return {key: score * float(factor)
@@ -342,16 +343,16 @@ class RecallEngine:
             return self._meaning_ranked(query, self.with_bridge(activation, view, now_ms, depth), view, now_ms, depth)
         fusion = self.settings.fusion
         keywords = self._keyword_ranking(query, view, now_ms, max(depth, fusion.candidates), activation)
-        fused = reciprocal_rank_fusion([[str(n) for n, _ in keywords], [str(n) for n, _ in activation.ranked]],
+        fused = reciprocal_rank_fusion([[n for n, _ in keywords], [n for n, _ in activation.ranked]],
                                        [fusion.bm25_weight, fusion.turn_activation_weight], k=fusion.rrf_k)
         fused = self._with_meaning(fused, query, activation, view, now_ms)
         fused = self._decay_weighted(fused, now_ms)
-        ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))[:depth]
-        return dataclasses.replace(activation, ranked=tuple((int(key), score) for key, score in ordered), keys=())
+        ordered = sorted(fused.items(), key=_best_first)[:depth]
+        return dataclasses.replace(activation, ranked=tuple(ordered), keys=())
 
     # -- meaning --------------------------------------------------------------------------------
-    def _with_meaning(self, fused: dict[str, float], query: str, activation: Activation, view: VisibilityFilter,
-                      now_ms: int) -> dict[str, float]:
+    def _with_meaning(self, fused: dict[int, float], query: str, activation: Activation, view: VisibilityFilter,
+                      now_ms: int, ordered_items: list[tuple[int, float]] | None = None) -> dict[int, float]:
         """The ranking fused with the semantic ranking at the gate's weight; unchanged where the gate is 0.
 
         The gate reads how much of the query the current ranking's best hits cover (recall/semantic.py). On
@@ -364,11 +365,14 @@ class RecallEngine:
         if activation.conversational and activation.ranked:
             # No activation signal (the query's concepts are hubs of the filter or absent from it): no topic
             # of the filter to compare, and the keyword ranking stands (tests/service/test_recall_fallback.py).
-            fused = self._turn_affinity_weighted(fused, query, view, now_ms)
-        ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))
+            weighted = self._turn_affinity_weighted(fused, query, view, now_ms)
+            if weighted is not fused:
+                fused, ordered_items = weighted, None
+        if ordered_items is None:  # else the caller's, of the same `fused`
+            ordered_items = sorted(fused.items(), key=_best_first)
+        ordered = [key for key, _ in ordered_items]
         with self.projection.lock:
-            gate = self.semantic.gate(self.semantic.coverage(self.projection, weights,
-                                                             [int(key) for key in ordered[:3]]))
+            gate = self.semantic.gate(self.semantic.coverage(self.projection, weights, ordered[:3]))
             if gate <= 0:
                 return fused
             projection = self.projection
@@ -383,11 +387,11 @@ class RecallEngine:
             return fused
         if self.settings.semantic.fusion == "score":
             return self._score_fused(fused, meaning, query, activation.query_concepts, weight)
-        return reciprocal_rank_fusion([ordered, [str(node) for node, _ in meaning]], [1.0, weight],
+        return reciprocal_rank_fusion([ordered, [node for node, _ in meaning]], [1.0, weight],
                                       k=self.settings.fusion.rrf_k)
 
-    def _turn_affinity_weighted(self, fused: dict[str, float], query: str, view: VisibilityFilter,
-                                now_ms: int) -> dict[str, float]:
+    def _turn_affinity_weighted(self, fused: dict[int, float], query: str, view: VisibilityFilter,
+                                now_ms: int) -> dict[int, float]:
         """On conversation turns, each candidate's score times ``1 + turn_affinity_weight · max(c, 0)``, with c
         its cosine with the query less the filter's mean vector (``SemanticLeg.centered_affinity``).
 
@@ -397,20 +401,20 @@ class RecallEngine:
         weight = self.settings.semantic.turn_affinity_weight
         if weight <= 0 or not fused:
             return fused
-        nodes = np.array([int(key) for key in fused], dtype=np.int64)
+        nodes = np.fromiter(fused, dtype=np.int64, count=len(fused))
         with self.projection.lock:
             affinity = self.semantic.centered_affinity(self.projection, query,
                                                        self.projection.visible_nodes(view, now_ms), nodes)
         factors = 1.0 + weight * np.maximum(affinity, 0.0)
         return {key: score * float(factor) for (key, score), factor in zip(fused.items(), factors, strict=True)}
 
-    def _score_fused(self, fused: dict[str, float], meaning: list[tuple[int, float]], query: str,
-                     query_concepts: tuple[str, ...], weight: float) -> dict[str, float]:
+    def _score_fused(self, fused: dict[int, float], meaning: list[tuple[int, float]], query: str,
+                     query_concepts: tuple[str, ...], weight: float) -> dict[int, float]:
         """Cosine, plus ``name_weight`` per share of the query's names mentioned, plus the first ranking's score
         scaled to [0, ``keyword_share``]: meaning and names decide, the keywords and the graph break near-ties."""
         top = max(fused.values(), default=0.0) or 1.0
-        keys = list(dict.fromkeys([str(node) for node, _ in meaning] + list(fused)))
-        nodes = np.array([int(key) for key in keys], dtype=np.int64)
+        keys = list(dict.fromkeys([node for node, _ in meaning] + list(fused)))
+        nodes = np.array(keys, dtype=np.int64)
         with self.projection.lock:
             cosine = self.projection.semantic.memory_similarity(
                 self.semantic.query_vector(self.projection, query), nodes)
@@ -424,12 +428,12 @@ class RecallEngine:
     def _meaning_ranked(self, query: str, activation: Activation, view: VisibilityFilter, now_ms: int,
                         depth: int) -> Activation:
         """``memory_associate``'s ranking with the semantic leg fused in where the gate opens."""
-        before = {str(node): score for node, score in activation.ranked}
+        before = dict(activation.ranked)
         fused = self._with_meaning(before, query, activation, view, now_ms)
         if fused is before:
             return activation
-        ordered = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))[:depth]
-        return dataclasses.replace(activation, ranked=tuple((int(key), score) for key, score in ordered), keys=())
+        ordered = sorted(fused.items(), key=_best_first)[:depth]
+        return dataclasses.replace(activation, ranked=tuple(ordered), keys=())
 
     def _keyword_ranking(self, query: str, view: VisibilityFilter, now_ms: int, limit: int,
                          activation: Activation) -> list[tuple[int, float]]:
@@ -441,25 +445,25 @@ class RecallEngine:
         if self.settings.fusion.bridge_weight <= 0 or not activation.ranked:
             return activation
         score_of = dict(activation.ranked)
-        first = {str(node): 1.0 / rank for rank, (node, _) in enumerate(activation.ranked, start=1)}
+        first = {node: 1.0 / rank for rank, (node, _) in enumerate(activation.ranked, start=1)}
         fused, bridge = self._with_bridge(first, activation, view, now_ms, depth)
-        ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))[:depth]
-        ranked = tuple((int(key), score_of.get(int(key), bridge.get(int(key), 0.0))) for key in ordered)
+        ordered = [key for key, _ in sorted(fused.items(), key=_best_first)[:depth]]
+        ranked = tuple((key, score_of.get(key, bridge.get(key, 0.0))) for key in ordered)
         return dataclasses.replace(activation, ranked=ranked, keys=tuple(fused[key] for key in ordered))
 
-    def _with_bridge(self, fused: dict[str, float], activation: Activation, view: VisibilityFilter, now_ms: int,
-                     depth: int) -> tuple[dict[str, float], dict[int, float]]:
+    def _with_bridge(self, fused: dict[int, float], activation: Activation, view: VisibilityFilter, now_ms: int,
+                     depth: int) -> tuple[dict[int, float], dict[int, float]]:
         """Keep the first pass's best hits on top; re-rank the rest with the bridge ranking fused in.
 
         Returns the fused scores and the bridge's own activation per memory node.
         """
         fusion = self.settings.fusion
-        ordered = sorted(fused, key=lambda key: (-fused[key], int(key)))
-        sources = [int(key) for key in ordered[: fusion.bridge_sources]]
+        ordered = [key for key, _ in sorted(fused.items(), key=_best_first)]
+        sources = ordered[: fusion.bridge_sources]
         if not sources:
             return fused, {}
         bridge_ranked = self._bridge(activation, sources, view, now_ms, depth)
-        bridge = [str(node) for node, _ in bridge_ranked]
+        bridge = [node for node, _ in bridge_ranked]
         rest = reciprocal_rank_fusion([ordered[len(sources):], bridge], [1.0, fusion.bridge_weight], k=fusion.rrf_k)
         # The sources keep their first-pass scores; the rest is scaled just below the weakest source,
         # so scores stay on the first pass's scale and the order is what the two stages decided.
@@ -484,7 +488,8 @@ class RecallEngine:
             local_df = scope.document_frequency(concepts)
             # Specificity within the filter, and no hubs: a speaker's name bridges to every turn.
             keep = ~scope.is_hub(local_df) & (local_df > 0)  # a bridge must lead into the filter
-            weights = summed * np.array([idf(df, scope.size) for df in local_df.tolist()])
+            specificity = {df: idf(df, scope.size) for df in set(local_df.tolist())}  # few distinct dfs
+            weights = summed * np.array([specificity[df] for df in local_df.tolist()])
             if not keep.any():
                 return ()
             # The bridged memories are one hop from the bridge concepts: a single sparse product
@@ -506,11 +511,11 @@ class RecallEngine:
         position, targets, weights = projection.graph.rows(np.asarray(sources, dtype=np.int64))
         kinds = projection.kind_names()
         codes = [code for code, kind in enumerate(kinds) if kind in _BRIDGE_KINDS]
-        bridging = np.isin(projection.col("concept_kind")[targets], codes)  # memory nodes have no kind (-1)
+        bridging = members(projection.col("concept_kind")[targets], codes)  # memory nodes have no kind (-1)
         position, targets, weights = position[bridging], targets[bridging], weights[bridging]
-        names = projection.names
-        unseeded = np.fromiter((names[concept] not in seed_names for concept in targets.tolist()), dtype=bool,
-                               count=targets.size)
+        # A concept's node is its name's (concept_nodes): the seeds' nodes, not every target's name, are looked up.
+        known = projection.concept_nodes
+        unseeded = ~members(targets, [known[name] for name in seed_names if name in known])
         position, targets, weights = position[unseeded], targets[unseeded], weights[unseeded]
         if targets.size == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
@@ -520,6 +525,11 @@ class RecallEngine:
         order = np.argsort(first, kind="stable")
         concepts: IntArray = unique[order].astype(np.int64, copy=False)
         return concepts, summed[order]
+
+
+def _best_first(item: tuple[int, float]) -> tuple[float, int]:
+    """The sort key of a (node, score) entry: the highest score first, equal scores by node."""
+    return -item[1], item[0]
 
 
 def _carriers(names: Sequence[str], mentions: list[tuple[int, float]], vector: FloatArray) -> list[str]:

@@ -22,7 +22,8 @@ def recall_notes(repository: Repository, ids: Sequence[str]) -> dict[str, list[s
     if not ids:
         return {}
     notes: dict[str, list[str]] = {memory_id: [] for memory_id in ids}
-    superseded, relations = note_rows(repository.engine, list(notes), _CONFLICTING)
+    with repository.reading() as connection:
+        superseded, relations = note_rows(connection, list(notes), _CONFLICTING)
     for memory_id, newer in superseded.items():
         notes[memory_id].append(f"superseded by {newer}")
     for relation in relations:

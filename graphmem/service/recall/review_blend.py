@@ -12,7 +12,6 @@ facade runs after the answer (``LifecycleService.after_recall``).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,6 @@ import numpy as np
 from graphmem.core.decay import DecayParams
 from graphmem.core.values import STATUSES
 from graphmem.service.recall.decay_weights import node_scores, review_priority
-from graphmem.service.recall.results import SearchHit
 from graphmem.settings import DecaySettings
 from graphmem.store.projection import GraphProjection
 
@@ -38,21 +36,23 @@ def review_page(projection: GraphProjection, decay: DecaySettings, fused: list[A
     with projection.lock:
         flags, priority = review_priority(projection, decay, nodes, now_ms)
     wanted = slots - int(flags[: len(page)].sum())
-    deeper = sorted((i for i in range(len(page), len(fused)) if flags[i]), key=lambda i: (-priority[i], i))
+    flagged = (np.flatnonzero(flags[len(page):]) + len(page)).tolist()  # the deeper candidates in the zone
+    deeper = sorted(flagged, key=lambda i: (-priority[i], i))
     # Chosen by review priority, shown in ranking order: a page is ordered by the score it shows.
     extra = [fused[i] for i in sorted(deeper[: max(wanted, 0)])]
     return page[: limit - len(extra)] + extra if extra else page
 
 
-def annotate(projection: GraphProjection, decay: DecaySettings, params: DecayParams, hits: tuple[SearchHit, ...],
-             now_ms: int) -> tuple[SearchHit, ...]:
-    """Each hit's status, decay score and review-candidate flag (from projection columns)."""
-    if not hits:
-        return hits
+def annotate(projection: GraphProjection, decay: DecaySettings, params: DecayParams, nodes: list[int],
+             now_ms: int) -> list[tuple[str, float, bool]]:
+    """Each memory node's status, decay score and review-candidate flag (from projection columns), for the hits
+    the page builds with them (one pass: the decay score is computed once and flags the danger zone too)."""
+    if not nodes:
+        return []
     with projection.lock:
-        nodes = np.array([projection.memory_nodes[hit.id] for hit in hits], dtype=np.int64)
-        scores = node_scores(projection, params, nodes, now_ms)
-        flags, _ = review_priority(projection, decay, nodes, now_ms)
-        statuses = [STATUSES[int(code)] for code in projection.col("status")[nodes]]
-    return tuple(replace(hit, status=status, decay_score=round(float(score), 6), review_candidate=bool(flag))
-                 for hit, status, score, flag in zip(hits, statuses, scores, flags, strict=True))
+        at = np.asarray(nodes, dtype=np.int64)
+        scores = node_scores(projection, params, at, now_ms)
+        flags, _ = review_priority(projection, decay, at, now_ms, scores)
+        statuses = [STATUSES[code] for code in projection.col("status")[at].tolist()]
+    return [(status, round(score, 6), flag)
+            for status, score, flag in zip(statuses, scores.tolist(), flags.tolist(), strict=True)]

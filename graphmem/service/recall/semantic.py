@@ -164,8 +164,9 @@ def mentioned_share(projection: GraphProjection, weights: dict[str, float], node
     """Per memory node, the share of the query's weight (concept name → IDF) its concepts carry; one read of
     all the nodes' edges (a concept the store lacks counts in the total and is never covered)."""
     total = sum(weights.values())
-    known = {projection.concept_nodes[name]: weight for name, weight in weights.items()
-             if name in projection.concept_nodes}
+    nodes_of = projection.concept_nodes  # one lookup a name (a packed index searches its strings)
+    known = {node: weight for node, weight in ((nodes_of.get(name), weight) for name, weight in weights.items())
+             if node is not None}
     if total <= 0 or not known or nodes.size == 0:
         return np.zeros(nodes.size)
     concepts = np.fromiter(known, dtype=np.int64)

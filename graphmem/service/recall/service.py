@@ -86,13 +86,13 @@ class RecallService:
         now = self.clock.now_ms()
         fused, activation = self.engine.fused_ranking(query, view, now, offset + limit)
         page = review_page(self.uow.projection, self.settings.decay, fused, offset, limit, now)
-        hits = annotate(self.uow.projection, self.settings.decay, self.decay,
-                        self._search_hits(query, activation, fused, page, offset), now)
-        cut = self._cut(min_relevance)
-        hits = tuple(hit for hit in hits if hit.relevance >= cut)
-        result = SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
-                              unmatched_concepts=activation.unmatched, skills=matched)
-        return self._noted(result) if notes else result
+        with self.uow.repository.reading():  # the hits' rows and their notes: one connection
+            hits = self._search_hits(query, activation, fused, page, offset, now)
+            cut = self._cut(min_relevance)
+            hits = tuple(hit for hit in hits if hit.relevance >= cut)
+            result = SearchResult(query=query, hits=hits, offset=offset, limit=limit, total_candidates=len(fused),
+                                  unmatched_concepts=activation.unmatched, skills=matched)
+            return self._noted(result) if notes else result
 
     def associate(self, query: str, mode: str = "recall", project: str | None = None, max_results: int = 10,
                   min_coverage: float = 0.7, kind: str | None = None, as_of: Any = None,
@@ -112,10 +112,11 @@ class RecallService:
         if not memories_wanted:
             result = AssociateResult(query_concepts=(), seed_nodes=(), unmatched_concepts=(), activated_count=0,
                                      memories=(), mode=mode, skills=matched)
-        else:
-            self.uow.fresh(view.project, query)
+            return self._noted(result) if notes else result
+        self.uow.fresh(view.project, query)
+        with self.uow.repository.reading():  # the hits' rows and their notes: one connection
             result = self._associated(query, mode, view, max_results, min_coverage, matched, min_relevance)
-        return self._noted(result) if notes else result
+            return self._noted(result) if notes else result
 
     def _request(self, query: str, project: str | None, kind: str | None, tags: Sequence[str] | None, as_of: Any,
                  include_superseded: bool, learned: LearnFilter | None, include: str,
@@ -167,11 +168,14 @@ class RecallService:
 
     # -- steps ----------------------------------------------------------------------------------
     def _search_hits(self, query: str, activation: Activation, fused: list[Fused], page: list[Fused],
-                     offset: int) -> tuple[SearchHit, ...]:
-        """The page's hits with their relevance; the pages before it count in its running minimum, so
-        relevance never rises from one page to the next either."""
-        found = self.engine.hits(activation, [node for node, *_ in page])
-        position = {node: rank for rank, (node, *_) in enumerate(fused, start=1)}
+                     offset: int, now: int) -> tuple[SearchHit, ...]:
+        """The page's hits with their relevance and lifecycle fields (status, decay score, review candidate);
+        the pages before it count in its running minimum, so relevance never rises from one page to the next
+        either."""
+        nodes = [node for node, *_ in page]
+        found = self.engine.hits(activation, nodes)
+        states = annotate(self.uow.projection, self.settings.decay, self.decay, nodes, now)
+        position = {entry[0]: rank for rank, entry in enumerate(fused, start=1)}
         top = fused[0][1] if fused else 0.0
         listed = [*fused[:offset], *page]
         proofs = self._evidence(query, activation, [(node, position[node], score) for node, score, *_ in listed],
@@ -179,10 +183,11 @@ class RecallService:
         shown, proofs = calibrated("search", proofs)[offset:], proofs[offset:]
         return tuple(SearchHit(id=h.id, score=round(score, 6), kind=h.type, content=h.content, project=h.project,
                                bm25_rank=rank_b, activation_rank=rank_a, created_at=h.created_at,
-                               topic_key=h.topic_key, tags=h.tags, concepts=h.concepts, relevance=relevance,
+                               topic_key=h.topic_key, tags=h.tags, concepts=h.concepts, status=status,
+                               decay_score=decay_score, review_candidate=candidate, relevance=relevance,
                                evidence=proof)
-                     for h, (_, score, rank_b, rank_a), relevance, proof
-                     in zip(found, page, shown, proofs, strict=True))
+                     for h, (_, score, rank_b, rank_a), (status, decay_score, candidate), relevance, proof
+                     in zip(found, page, states, shown, proofs, strict=True))
 
     def _evidence(self, query: str, activation: Activation, ranked: list[tuple[int, int, float]],
                   top: float) -> list[Evidence]:

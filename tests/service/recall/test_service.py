@@ -60,3 +60,32 @@ def test_notes_are_read_once_in_the_call_that_ranked_the_hits(service, monkeypat
     service.search("webhook idempotency", include_superseded=True)
     service.associate("webhook idempotency")
     assert len(reads) == 1
+
+
+def test_a_search_reads_its_hits_and_their_notes_on_one_connection(service):
+    """Each pool checkout cost ~25 µs of a 600-memory search: the notes are read on the hit rows' connection, so
+    asking for them adds no checkout."""
+    from sqlalchemy import event
+
+    original = service.store(WEBHOOK).id
+    service.edits.correct(original, WEBHOOK + " (and a retry budget)")
+    service.search("webhook idempotency", include_superseded=True, notes=True)
+    checkouts: list[object] = []
+    engine = service.repository.engine
+
+    def counted(call):
+        checkouts.clear()
+        event.listen(engine, "checkout", listener)
+        try:
+            return call(), len(checkouts)
+        finally:
+            event.remove(engine, "checkout", listener)
+
+    listener = lambda *args: checkouts.append(args)  # noqa: E731
+    noted, with_notes = counted(lambda: service.search("webhook idempotency", include_superseded=True, notes=True))
+    _, without = counted(lambda: service.search("webhook idempotency", include_superseded=True))
+    associated, associate_with = counted(lambda: service.associate("webhook idempotency", include_superseded=True,
+                                                                   notes=True))
+    _, associate_without = counted(lambda: service.associate("webhook idempotency", include_superseded=True))
+    assert original in noted.notes and original in associated.notes  # the notes were read
+    assert with_notes == without and associate_with == associate_without
